@@ -1,0 +1,1 @@
+//! Shakti (shared/RULES.md §5). Implementation in progress.
