@@ -5,7 +5,9 @@ use std::hash::Hash;
 
 /// One of the two sides. `First` moves first from the standard start
 /// position (White in chess and Shakti, the attackers in tafl).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Player {
     /// White (chess, Shakti) or the attackers (tafl).
     First,
@@ -69,12 +71,18 @@ pub struct Outcome {
 impl Outcome {
     /// A win for `winner`.
     pub fn win(winner: Player, reason: EndReason) -> Self {
-        Outcome { winner: Some(winner), reason }
+        Outcome {
+            winner: Some(winner),
+            reason,
+        }
     }
 
     /// A draw.
     pub fn draw(reason: EndReason) -> Self {
-        Outcome { winner: None, reason }
+        Outcome {
+            winner: None,
+            reason,
+        }
     }
 
     /// Score from `player`'s view: 1 win, 0 draw, -1 loss.
@@ -102,7 +110,11 @@ pub enum PositionError {
     BadChar { ch: char },
     /// A field other than the board is malformed.
     #[error("bad {field} field {text:?}: {reason}")]
-    Field { field: &'static str, text: String, reason: String },
+    Field {
+        field: &'static str,
+        text: String,
+        reason: String,
+    },
     /// The text parses but describes a position the rules forbid.
     #[error("illegal position: {0}")]
     Illegal(String),
@@ -208,7 +220,10 @@ pub fn parse_single_action_move<G: Game>(
     well_formed: impl Fn(&str) -> Result<(), String>,
 ) -> Result<Vec<G::Action>, ActionError> {
     let text = text.trim();
-    well_formed(text).map_err(|reason| ActionError::Malformed { text: text.to_string(), reason })?;
+    well_formed(text).map_err(|reason| ActionError::Malformed {
+        text: text.to_string(),
+        reason,
+    })?;
     if game.outcome().is_some() {
         return Err(ActionError::GameOver);
     }
@@ -217,5 +232,7 @@ pub fn parse_single_action_move<G: Game>(
         .into_iter()
         .find(|&a| game.action_to_text(a) == text)
         .map(|a| vec![a])
-        .ok_or_else(|| ActionError::Illegal { text: text.to_string() })
+        .ok_or_else(|| ActionError::Illegal {
+            text: text.to_string(),
+        })
 }

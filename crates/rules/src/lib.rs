@@ -9,6 +9,7 @@
 //! callers must always ask [`Game::side_to_move`] instead of assuming parity.
 
 pub mod game;
+pub mod geometry;
 pub mod perft;
 pub mod variant;
 pub mod zobrist;
@@ -16,5 +17,6 @@ pub mod zobrist;
 pub mod shakti;
 
 pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
+pub use geometry::Geometry;
 pub use perft::{perft, perft_divide};
 pub use variant::VariantId;

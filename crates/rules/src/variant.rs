@@ -16,8 +16,13 @@ pub enum VariantId {
 
 impl VariantId {
     /// All variants, in the order of `shared/RULES.md`.
-    pub const ALL: [VariantId; 5] =
-        [VariantId::Losers, VariantId::Viking, VariantId::Hnefatafl, VariantId::Loki, VariantId::Shakti];
+    pub const ALL: [VariantId; 5] = [
+        VariantId::Losers,
+        VariantId::Viking,
+        VariantId::Hnefatafl,
+        VariantId::Loki,
+        VariantId::Shakti,
+    ];
 
     /// The id string (`losers`, `viking`, ...).
     pub fn as_str(self) -> &'static str {
