@@ -153,6 +153,10 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// Variant id used in configs, bundles and UCI (`shared/RULES.md`).
     const VARIANT: crate::VariantId;
 
+    /// Version of this variant's rules implementation. Bumped when a ruling
+    /// changes, so bundles and replay data made under old rules are refused.
+    const RULES_VERSION: u32 = 1;
+
     /// The variant's default start position.
     fn start() -> Self;
 
