@@ -1,1 +1,21 @@
-//! placeholder
+//! The lokizero network on `burn` 0.22, the network as a search evaluator,
+//! and checkpoint bundles.
+//!
+//! - [`net`]: residual CNN with a convolutional per-square policy head and
+//!   a WDL value head.
+//! - [`evaluator`]: [`NetEvaluator`], batched inference behind
+//!   `search::Evaluator`.
+//! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
+//! - [`device`]: backend choice (`cpu` = burn flex by default).
+//! - [`atomic`]: crash-safe writes (temporary file + rename).
+
+pub mod atomic;
+pub mod bundle;
+pub mod device;
+pub mod evaluator;
+pub mod net;
+
+pub use bundle::{load_bundle, save_bundle, BundleError, BundleMeta};
+pub use device::device_from_name;
+pub use evaluator::NetEvaluator;
+pub use net::{Net, NetShape};

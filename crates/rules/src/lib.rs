@@ -20,3 +20,25 @@ pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide};
 pub use variant::VariantId;
+
+/// Run `$body` with the type alias `$G` bound to the game type of the
+/// runtime variant id `$variant`; variants not built yet evaluate
+/// `$missing` (a value of the same type as `$body`, e.g. an error).
+///
+/// ```
+/// let name = rules::with_variant!(rules::VariantId::Shakti, G => <G as rules::Game>::VARIANT.as_str(), else "missing");
+/// assert_eq!(name, "shakti");
+/// ```
+#[macro_export]
+macro_rules! with_variant {
+    ($variant:expr, $G:ident => $body:expr, else $missing:expr) => {
+        match $variant {
+            $crate::VariantId::Shakti => {
+                type $G = $crate::shakti::Shakti;
+                $body
+            }
+            #[allow(unreachable_patterns)]
+            _ => $missing,
+        }
+    };
+}

@@ -1,0 +1,87 @@
+//! Players behind one interface: anything that picks an action for the
+//! side to move.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rules::Game;
+use search::{Evaluator, Mcts, SearchConfig};
+
+/// A player: picks an action for the side to move of a non-terminal
+/// position. Called once per action (also mid-turn for variants that split
+/// turns).
+pub trait Player<G: Game>: Send {
+    /// Display name (used in results and game records).
+    fn name(&self) -> String;
+    /// Choose a legal action; `None` only if there is none.
+    fn choose(&mut self, game: &G) -> Option<G::Action>;
+    /// Called when a new game starts (clear per-game state).
+    fn new_game(&mut self) {}
+}
+
+/// Uniformly random legal actions.
+pub struct RandomPlayer {
+    rng: SmallRng,
+}
+
+impl RandomPlayer {
+    /// A random player with its own seed.
+    pub fn new(seed: u64) -> Self {
+        RandomPlayer { rng: SmallRng::seed_from_u64(seed) }
+    }
+}
+
+impl<G: Game> Player<G> for RandomPlayer {
+    fn name(&self) -> String {
+        "random".into()
+    }
+    fn choose(&mut self, game: &G) -> Option<G::Action> {
+        let legal = game.legal_vec();
+        (!legal.is_empty()).then(|| legal[self.rng.random_range(0..legal.len())])
+    }
+}
+
+/// MCTS with a fixed number of simulations per action and any evaluator
+/// (a network, uniform priors, or random rollouts for pure UCT). Plays the
+/// most visited action (no noise, temperature 0) — deterministic for a
+/// deterministic evaluator.
+pub struct MctsPlayer<G: Game, E: Evaluator<G>> {
+    name: String,
+    evaluator: E,
+    config: SearchConfig,
+    simulations: u32,
+    rng: SmallRng,
+    _game: std::marker::PhantomData<fn() -> G>,
+}
+
+impl<G: Game, E: Evaluator<G> + Send> MctsPlayer<G, E> {
+    /// A search player. `config`'s root noise is switched off.
+    pub fn new(name: impl Into<String>, evaluator: E, config: &SearchConfig, simulations: u32, seed: u64) -> Self {
+        let mut config = config.clone();
+        config.dirichlet_epsilon = 0.0;
+        MctsPlayer {
+            name: name.into(),
+            evaluator,
+            config,
+            simulations: simulations.max(1),
+            rng: SmallRng::seed_from_u64(seed),
+            _game: std::marker::PhantomData,
+        }
+    }
+}
+
+impl<G: Game, E: Evaluator<G> + Send> Player<G> for MctsPlayer<G, E> {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+    fn choose(&mut self, game: &G) -> Option<G::Action> {
+        let legal = game.legal_vec();
+        match legal.len() {
+            0 => None,
+            1 => Some(legal[0]),
+            _ => {
+                let tree: Mcts<G> = search::search(game, &mut self.evaluator, &self.config, self.simulations, &mut self.rng);
+                Some(tree.choose_action(0.0, &mut self.rng))
+            }
+        }
+    }
+}

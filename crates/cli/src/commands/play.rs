@@ -1,0 +1,96 @@
+//! `lokizero play`: a quick match of a bundle against random play or
+//! another bundle.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Result};
+use arena::{play_match, MctsPlayer, Player, RandomPlayer};
+use clap::Args;
+use encoding::Encode;
+use model::bundle::{load_bundle, peek_variant};
+use model::{Net, NetEvaluator};
+use search::SearchConfig;
+
+/// Arguments of `lokizero play`.
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    /// Bundle folder (model.json + model.safetensors) of player A.
+    #[arg(long)]
+    model: PathBuf,
+    /// Opponent: `random` or another bundle folder of the same variant.
+    #[arg(long, default_value = "random")]
+    vs: String,
+    /// Games (colours alternate: A moves first in even games).
+    #[arg(long, default_value_t = 100)]
+    games: usize,
+    /// MCTS simulations per action for bundle players.
+    #[arg(long, default_value_t = 64)]
+    simulations: u32,
+    /// Games played in parallel.
+    #[arg(long, default_value_t = 2)]
+    concurrency: usize,
+    /// Plies after which a game is adjudicated a draw.
+    #[arg(long, default_value_t = 300)]
+    ply_cap: u32,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Backend: cpu or cuda.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    json: bool,
+}
+
+/// Play the match and print W/D/L from A's view.
+pub fn run(args: PlayArgs) -> Result<()> {
+    let variant = peek_variant(&args.model)?;
+    rules::with_variant!(variant, G => run_for::<G>(&args),
+        else Err(anyhow!("variant {variant} is not available in this build yet")))
+}
+
+fn bundle_player<G: Encode>(net: &Net, device: &burn::tensor::Device, name: &str, sims: u32, seed: u64) -> Box<dyn Player<G>> {
+    let eval = NetEvaluator::<G>::new(net.clone(), device.clone());
+    Box::new(MctsPlayer::new(name, eval, &SearchConfig::default(), sims, seed))
+}
+
+fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
+    let (net_a, _) = load_bundle::<G>(&args.model, &device)?;
+    let net_b = if args.vs == "random" { None } else { Some(load_bundle::<G>(&PathBuf::from(&args.vs), &device)?.0) };
+    let (name_a, name_b) = (args.model.display().to_string(), args.vs.clone());
+    let (wdl, _) = play_match::<G, _, _>(
+        args.games,
+        args.concurrency,
+        args.ply_cap,
+        |_| G::start(),
+        |i| bundle_player::<G>(&net_a, &device, &name_a, args.simulations, args.seed ^ i as u64),
+        |i| match &net_b {
+            Some(net) => bundle_player::<G>(net, &device, &name_b, args.simulations, args.seed ^ (i as u64) << 32),
+            None => Box::new(RandomPlayer::new(args.seed.wrapping_mul(31) ^ i as u64)),
+        },
+    );
+    if args.json {
+        let summary = serde_json::json!({
+            "variant": G::VARIANT.as_str(), "a": name_a, "b": name_b, "games": wdl.games(),
+            "wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses,
+            "score": wdl.score(), "win_rate": wdl.win_rate(), "simulations": args.simulations,
+        });
+        println!("{summary}");
+    } else {
+        println!(
+            "{name_a} vs {name_b}: +{} ={} -{} ({} games, score {:.1}%, wins {:.1}%)",
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
+            wdl.games(),
+            100.0 * wdl.score(),
+            100.0 * wdl.win_rate()
+        );
+    }
+    Ok(())
+}

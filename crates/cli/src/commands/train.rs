@@ -1,0 +1,45 @@
+//! `lokizero train`.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use train::{RunConfig, RunOptions};
+
+/// Arguments of `lokizero train`.
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// Run config (TOML).
+    #[arg(long, default_value = "configs/shakti.toml")]
+    config: PathBuf,
+    /// Run directory (checkpoints, replay, metrics). Default: runs/<variant>.
+    /// Re-running with the same directory resumes.
+    #[arg(long)]
+    run_dir: Option<PathBuf>,
+    /// Backend: cpu (burn flex) or cuda (needs a build with --features cuda).
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Override the number of generations of the config.
+    #[arg(long)]
+    generations: Option<u32>,
+    /// Hide progress bars.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Run the main job.
+pub fn run(args: TrainArgs) -> Result<()> {
+    let mut config = RunConfig::load(&args.config)?;
+    if let Some(g) = args.generations {
+        config.generations = g;
+        config.validate().map_err(|e| anyhow!("--generations: {e}"))?;
+    }
+    super::set_threads(config.threads);
+    let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
+    let run_dir = args.run_dir.unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));
+    let options = RunOptions { progress: !args.quiet };
+    let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?,
+        else return Err(anyhow!("variant {} is not available in this build yet", config.variant)));
+    println!("finished generation {}; bundle: {}", summary.generation, summary.bundle.display());
+    Ok(())
+}

@@ -1,0 +1,217 @@
+//! Checkpoint bundles: a folder with `model.safetensors` (weights) and
+//! `model.json` ([`BundleMeta`]: variant, rules and encoding versions,
+//! network shape, generation, training summary, sha256 of the weights).
+//!
+//! Loading checks everything before any weight is used and fails with a
+//! [`BundleError`] naming the mismatch (wrong variant, other encoding or
+//! rules version, shape not matching the variant, truncated or altered
+//! weights).
+
+use std::path::{Path, PathBuf};
+
+use burn::store::{ModuleSnapshot, SafetensorsStore};
+use burn::tensor::Device;
+use encoding::Encode;
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use crate::atomic::{replace_dir_atomic, write_atomic};
+use crate::net::{Net, NetShape};
+
+/// Value of [`BundleMeta::format`].
+pub const BUNDLE_FORMAT: &str = "lokizero-bundle";
+/// Current bundle layout version.
+pub const BUNDLE_FORMAT_VERSION: u32 = 1;
+/// Weights file name inside a bundle.
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+/// Metadata file name inside a bundle.
+pub const META_FILE: &str = "model.json";
+
+/// Metadata of a bundle (`model.json`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BundleMeta {
+    /// Always [`BUNDLE_FORMAT`].
+    pub format: String,
+    /// Bundle layout version ([`BUNDLE_FORMAT_VERSION`]).
+    pub format_version: u32,
+    /// Variant id (`shakti`, ...).
+    pub variant: String,
+    /// `Game::RULES_VERSION` the network was trained under.
+    pub rules_version: u32,
+    /// `Encode::ENCODING_VERSION` of the input planes and policy map.
+    pub encoding_version: u32,
+    /// Network shape.
+    pub shape: NetShape,
+    /// Training generation (0 = untrained initial network).
+    pub generation: u32,
+    /// Free-form training summary (samples seen, losses, config name).
+    #[serde(default)]
+    pub training: serde_json::Value,
+    /// Measured strength, when known (match results against baselines).
+    #[serde(default)]
+    pub strength: serde_json::Value,
+    /// Lower-case hex sha256 of `model.safetensors`.
+    pub weights_sha256: String,
+}
+
+/// Why a bundle could not be written or loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum BundleError {
+    /// File system error, with the path involved.
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    /// `model.json` is not valid metadata.
+    #[error("{path}: invalid bundle metadata: {reason}")]
+    Meta { path: PathBuf, reason: String },
+    /// The bundle is for another variant or another rules/encoding version.
+    #[error("bundle {path} does not fit: {reason}")]
+    Mismatch { path: PathBuf, reason: String },
+    /// The weights do not match the recorded sha256 (truncated or altered).
+    #[error("{path}: weights checksum mismatch (expected sha256 {expected}, found {found}); the file is truncated or corrupt")]
+    Checksum { path: PathBuf, expected: String, found: String },
+    /// The safetensors content does not fit the network shape.
+    #[error("{path}: cannot load weights: {reason}")]
+    Weights { path: PathBuf, reason: String },
+}
+
+impl From<std::io::Error> for BundleError {
+    fn from(source: std::io::Error) -> Self {
+        BundleError::Io { path: PathBuf::new(), source }
+    }
+}
+
+/// Lower-case hex sha256 of `bytes`.
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    hex::encode(Sha256::digest(bytes))
+}
+
+/// Serialize the weights of `net` to safetensors bytes.
+pub fn weights_bytes(net: &Net) -> Result<Vec<u8>, BundleError> {
+    let mut store = SafetensorsStore::from_bytes(None);
+    let err = |e: &dyn std::fmt::Display| BundleError::Weights { path: PathBuf::new(), reason: e.to_string() };
+    net.save_into(&mut store).map_err(|e| err(&e))?;
+    store.get_bytes().map_err(|e| err(&e))
+}
+
+/// Metadata for a network of game `E` at `generation`, checksum filled in
+/// from `weights`.
+pub fn meta_for<E: Encode>(shape: &NetShape, generation: u32, weights: &[u8]) -> BundleMeta {
+    BundleMeta {
+        format: BUNDLE_FORMAT.to_string(),
+        format_version: BUNDLE_FORMAT_VERSION,
+        variant: E::VARIANT.to_string(),
+        rules_version: E::RULES_VERSION,
+        encoding_version: E::ENCODING_VERSION,
+        shape: shape.clone(),
+        generation,
+        training: serde_json::Value::Null,
+        strength: serde_json::Value::Null,
+        weights_sha256: sha256_hex(weights),
+    }
+}
+
+/// Write a bundle folder atomically (a reader never sees half a bundle).
+/// `meta.weights_sha256` is recomputed from the weights written.
+///
+/// # Errors
+/// [`BundleError::Io`] with the path on any file-system error; an existing
+/// bundle at `dir` is then left unchanged.
+pub fn save_bundle(dir: &Path, net: &Net, meta: &BundleMeta) -> Result<(), BundleError> {
+    let weights = weights_bytes(net)?;
+    let mut meta = meta.clone();
+    meta.weights_sha256 = sha256_hex(&weights);
+    let json = serde_json::to_vec_pretty(&meta).map_err(|e| BundleError::Meta { path: dir.into(), reason: e.to_string() })?;
+    replace_dir_atomic(dir, |tmp| {
+        let io = |path: PathBuf| move |source| BundleError::Io { path, source };
+        write_atomic(&tmp.join(WEIGHTS_FILE), &weights).map_err(io(dir.join(WEIGHTS_FILE)))?;
+        write_atomic(&tmp.join(META_FILE), &json).map_err(io(dir.join(META_FILE)))
+    })
+    .map_err(|e| match e {
+        BundleError::Io { path, source } if path.as_os_str().is_empty() => BundleError::Io { path: dir.into(), source },
+        other => other,
+    })
+}
+
+/// Read and validate `model.json` of the bundle at `dir` for game `E`.
+///
+/// # Errors
+/// [`BundleError::Meta`] for unreadable metadata, [`BundleError::Mismatch`]
+/// for another variant, rules or encoding version, or a shape that does not
+/// fit `E`'s encoding.
+pub fn read_meta<E: Encode>(dir: &Path) -> Result<BundleMeta, BundleError> {
+    let path = dir.join(META_FILE);
+    let text = std::fs::read(&path).map_err(|source| BundleError::Io { path: path.clone(), source })?;
+    let meta: BundleMeta = serde_json::from_slice(&text).map_err(|e| BundleError::Meta { path: path.clone(), reason: e.to_string() })?;
+    let mismatch = |reason: String| Err(BundleError::Mismatch { path: dir.into(), reason });
+    if meta.format != BUNDLE_FORMAT || meta.format_version != BUNDLE_FORMAT_VERSION {
+        return mismatch(format!("format {} v{}, expected {BUNDLE_FORMAT} v{BUNDLE_FORMAT_VERSION}", meta.format, meta.format_version));
+    }
+    if meta.variant != E::VARIANT.as_str() {
+        return mismatch(format!("bundle is for variant {:?}, but {:?} was requested", meta.variant, E::VARIANT.as_str()));
+    }
+    if meta.rules_version != E::RULES_VERSION || meta.encoding_version != E::ENCODING_VERSION {
+        return mismatch(format!(
+            "bundle has rules v{} / encoding v{}, this build has rules v{} / encoding v{}",
+            meta.rules_version,
+            meta.encoding_version,
+            E::RULES_VERSION,
+            E::ENCODING_VERSION
+        ));
+    }
+    let s = &meta.shape;
+    if (s.input_planes, s.policy_planes, s.height, s.width) != (E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH) {
+        return mismatch(format!("network shape {s:?} does not fit the {} encoding", E::VARIANT));
+    }
+    if s.blocks > 64 || s.filters == 0 || s.filters > 1024 || s.value_hidden == 0 || s.value_hidden > 4096 {
+        return mismatch(format!("implausible network shape {s:?}"));
+    }
+    Ok(meta)
+}
+
+/// Load a bundle for game `E` onto `device`: metadata checks, then the
+/// checksum, then the weights.
+///
+/// # Errors
+/// Any [`BundleError`]; nothing is loaded unless every check passes.
+pub fn load_bundle<E: Encode>(dir: &Path, device: &Device) -> Result<(Net, BundleMeta), BundleError> {
+    let meta = read_meta::<E>(dir)?;
+    let path = dir.join(WEIGHTS_FILE);
+    let bytes = std::fs::read(&path).map_err(|source| BundleError::Io { path: path.clone(), source })?;
+    let found = sha256_hex(&bytes);
+    if found != meta.weights_sha256 {
+        return Err(BundleError::Checksum { path, expected: meta.weights_sha256.clone(), found });
+    }
+    let net = net_from_weights(&meta.shape, bytes, device).map_err(|reason| BundleError::Weights { path, reason })?;
+    Ok((net, meta))
+}
+
+/// Build a network of `shape` from safetensors `bytes`; every tensor must
+/// be present with the right shape.
+pub fn net_from_weights(shape: &NetShape, bytes: Vec<u8>, device: &Device) -> Result<Net, String> {
+    let mut net = Net::new(shape, device);
+    let mut store = SafetensorsStore::from_bytes(Some(bytes));
+    let result = net.load_from(&mut store).map_err(|e| e.to_string())?;
+    if !result.is_success() || !result.missing.is_empty() || !result.unused.is_empty() {
+        return Err(format!(
+            "weights do not fit the network: {} errors, missing {:?}, unused {:?}",
+            result.errors.len(),
+            result.missing.iter().map(|m| &m.0).collect::<Vec<_>>(),
+            result.unused
+        ));
+    }
+    Ok(net)
+}
+
+/// The variant a bundle was made for, read from its `model.json` without
+/// loading the weights (to pick the game type before [`load_bundle`]).
+///
+/// # Errors
+/// [`BundleError::Io`]/[`BundleError::Meta`] for a missing or unreadable
+/// `model.json` or an unknown variant id.
+pub fn peek_variant(dir: &Path) -> Result<rules::VariantId, BundleError> {
+    let path = dir.join(META_FILE);
+    let text = std::fs::read(&path).map_err(|source| BundleError::Io { path: path.clone(), source })?;
+    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| BundleError::Meta { path: path.clone(), reason: e.to_string() })?;
+    let variant = value.get("variant").and_then(|v| v.as_str()).unwrap_or_default();
+    variant.parse().map_err(|e: rules::variant::UnknownVariant| BundleError::Meta { path, reason: e.to_string() })
+}

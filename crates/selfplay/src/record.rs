@@ -1,0 +1,84 @@
+//! Game records: what self-play stores for training.
+//!
+//! Actions are stored as their index in [`rules::Game::legal_actions`]
+//! order (stable for a given `Game::RULES_VERSION`, which every replay
+//! chunk records), so a record is independent of the network encoding:
+//! training replays the game and re-encodes each position.
+
+use rules::{Game, Outcome, Player};
+use serde::{Deserialize, Serialize};
+
+/// The search result recorded at one ply, used as a training target.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SearchTarget {
+    /// Policy target over the legal actions of the position, in
+    /// legal-action order (normalised visit counts; sums to 1).
+    pub policy: Vec<f32>,
+    /// Root WDL estimate of the search, from the side to move.
+    pub root_wdl: [f32; 3],
+}
+
+/// One self-play game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameRecord {
+    /// Position text of the start position.
+    pub start: String,
+    /// Index of the action played at each ply in the legal-action list.
+    pub actions: Vec<u16>,
+    /// Training target per ply (`None`: not recorded, e.g. a forced action).
+    pub targets: Vec<Option<SearchTarget>>,
+    /// Winner (`None` for a draw, including the ply cap).
+    pub winner: Option<Player>,
+    /// Whether the game ended by the ply cap rather than by the rules.
+    pub ply_capped: bool,
+}
+
+impl GameRecord {
+    /// Final score from `player`'s view: 1 win, 0 draw, -1 loss.
+    pub fn score_for(&self, player: Player) -> f32 {
+        match self.winner {
+            None => 0.0,
+            Some(w) if w == player => 1.0,
+            Some(_) => -1.0,
+        }
+    }
+
+    /// Number of recorded training positions.
+    pub fn recorded(&self) -> usize {
+        self.targets.iter().filter(|t| t.is_some()).count()
+    }
+
+    /// Replay the game, calling `visit(position, legal actions, target)` at
+    /// every ply before its action is played.
+    ///
+    /// # Errors
+    /// A message if the start text does not parse or an action index is out
+    /// of range (a record from other rules).
+    pub fn replay<G: Game>(&self, mut visit: impl FnMut(&G, &[G::Action], Option<&SearchTarget>)) -> Result<G, String> {
+        let mut game = G::from_text(&self.start).map_err(|e| format!("bad start position in record: {e}"))?;
+        let mut legal = Vec::new();
+        for (ply, &index) in self.actions.iter().enumerate() {
+            game.legal_actions(&mut legal);
+            let action = *legal
+                .get(index as usize)
+                .ok_or_else(|| format!("record action {index} at ply {ply} out of range ({} legal)", legal.len()))?;
+            let target = self.targets.get(ply).and_then(|t| t.as_ref());
+            if let Some(t) = target {
+                if t.policy.len() != legal.len() {
+                    return Err(format!("policy target at ply {ply} has {} entries, {} legal actions", t.policy.len(), legal.len()));
+                }
+            }
+            visit(&game, &legal, target);
+            game.play(action);
+        }
+        Ok(game)
+    }
+}
+
+/// The outcome as stored: winner and whether it was a ply-cap draw.
+pub fn stored_result(outcome: Option<Outcome>) -> (Option<Player>, bool) {
+    match outcome {
+        Some(o) => (o.winner, false),
+        None => (None, true),
+    }
+}

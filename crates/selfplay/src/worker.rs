@@ -1,0 +1,231 @@
+//! The self-play worker: many games in flight at once, their search leaves
+//! evaluated together in one network batch per step (AlphaZero self-play,
+//! batched as in KataGo/Leela: a single evaluator call serves every game).
+//!
+//! Tree work (selection, expansion, backup) for the games of one step runs
+//! in parallel with rayon; the network call in between is the batch.
+
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rayon::prelude::*;
+use rules::Game;
+use search::{Evaluator, Mcts, SearchConfig, Wdl};
+use serde::{Deserialize, Serialize};
+
+use crate::record::{stored_result, GameRecord, SearchTarget};
+
+/// Self-play settings (the `[selfplay]` table of a config).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SelfPlayConfig {
+    /// Games played per generation.
+    pub games_per_generation: usize,
+    /// Games in flight at once (their leaves share one network batch).
+    pub concurrent_games: usize,
+    /// MCTS simulations (visits) per move.
+    pub simulations: u32,
+    /// Leaves collected per tree per batch step (virtual loss spreads them).
+    pub leaves_per_tree: usize,
+    /// Plies played with temperature `temperature` (then the most visited
+    /// action), for opening diversity.
+    pub temperature_plies: u32,
+    /// Temperature of the early plies.
+    pub temperature: f32,
+    /// Games longer than this many plies end as a draw (adjudication, not a
+    /// rule: `shared/RULES.md` common conventions).
+    pub ply_cap: u32,
+    /// Games per replay chunk file (a killed run loses at most one part).
+    pub games_per_chunk: usize,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> Self {
+        SelfPlayConfig {
+            games_per_generation: 200,
+            concurrent_games: 64,
+            simulations: 64,
+            leaves_per_tree: 4,
+            temperature_plies: 12,
+            temperature: 1.0,
+            ply_cap: 200,
+            games_per_chunk: 50,
+        }
+    }
+}
+
+impl SelfPlayConfig {
+    /// Check ranges; the message names the offending key.
+    pub fn validate(&self) -> Result<(), String> {
+        let checks: [(bool, &str); 7] = [
+            (self.games_per_generation >= 1, "selfplay.games_per_generation must be >= 1"),
+            (self.concurrent_games >= 1 && self.concurrent_games <= 4096, "selfplay.concurrent_games must be in 1..=4096"),
+            (self.simulations >= 1 && self.simulations <= 1_000_000, "selfplay.simulations must be in 1..=1000000"),
+            (self.leaves_per_tree >= 1 && self.leaves_per_tree <= 256, "selfplay.leaves_per_tree must be in 1..=256"),
+            (self.temperature.is_finite() && self.temperature >= 0.0, "selfplay.temperature must be finite and >= 0"),
+            (self.ply_cap >= 1, "selfplay.ply_cap must be >= 1"),
+            (self.games_per_chunk >= 1, "selfplay.games_per_chunk must be >= 1"),
+        ];
+        checks.iter().find(|(ok, _)| !ok).map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
+    }
+}
+
+/// One game in flight.
+struct Slot<G: Game> {
+    game: G,
+    tree: Mcts<G>,
+    record: GameRecord,
+    rng: SmallRng,
+}
+
+impl<G: Game> Slot<G> {
+    fn new(start: &G, search: &SearchConfig, seed: u64) -> Self {
+        Slot {
+            game: start.clone(),
+            tree: Mcts::new(start.clone(), search),
+            record: GameRecord { start: start.to_text(), actions: Vec::new(), targets: Vec::new(), winner: None, ply_capped: false },
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+}
+
+/// Statistics of a self-play call.
+#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+pub struct SelfPlayStats {
+    /// Games finished.
+    pub games: usize,
+    /// Positions with a recorded search target.
+    pub positions: usize,
+    /// Plies played (all moves, recorded or not).
+    pub plies: usize,
+    /// Network evaluations requested.
+    pub evaluations: u64,
+}
+
+/// Play `games` games from `start` with `evaluator`, calling `on_game` for
+/// each finished game (in completion order). `seed` makes the run
+/// reproducible for a deterministic evaluator.
+pub fn play_games<G: Game, E: Evaluator<G>>(
+    start: &G,
+    evaluator: &mut E,
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    games: usize,
+    seed: u64,
+    mut on_game: impl FnMut(GameRecord),
+) -> SelfPlayStats {
+    let mut stats = SelfPlayStats::default();
+    let mut seeds = SmallRng::seed_from_u64(seed);
+    let mut started = 0usize;
+    let mut slots: Vec<Slot<G>> = Vec::new();
+    while started < games && slots.len() < config.concurrent_games {
+        slots.push(Slot::new(start, search, seeds.random()));
+        started += 1;
+    }
+    let mut priors = Vec::new();
+    let mut wdl: Vec<Wdl> = Vec::new();
+    while !slots.is_empty() {
+        stats.evaluations += search_step(&mut slots, evaluator, config, &mut priors, &mut wdl);
+        let mut i = 0;
+        while i < slots.len() {
+            if slots[i].tree.visits() >= config.simulations {
+                if let Some(record) = advance_slot(&mut slots[i], config, &mut stats) {
+                    on_game(record);
+                    stats.games += 1;
+                    if started < games {
+                        slots[i] = Slot::new(start, search, seeds.random());
+                        started += 1;
+                    } else {
+                        slots.swap_remove(i);
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+    }
+    stats
+}
+
+/// One batched step: every slot selects leaves (in parallel), all leaves go
+/// to the evaluator in one call, results are applied (in parallel).
+fn search_step<G: Game, E: Evaluator<G>>(
+    slots: &mut [Slot<G>],
+    evaluator: &mut E,
+    config: &SelfPlayConfig,
+    priors: &mut Vec<f32>,
+    wdl: &mut Vec<Wdl>,
+) -> u64 {
+    slots.par_iter_mut().for_each(|s| {
+        if s.tree.visits() < config.simulations {
+            let want = config.leaves_per_tree.min((config.simulations - s.tree.visits()) as usize).max(1);
+            s.tree.select_leaves(want, &mut s.rng);
+        }
+    });
+    let mut positions: Vec<&G> = Vec::new();
+    let mut legal: Vec<&[G::Action]> = Vec::new();
+    let mut spans = Vec::with_capacity(slots.len());
+    for s in slots.iter() {
+        let (ps, ls) = s.tree.pending_leaves();
+        let n_priors: usize = ls.iter().map(|l| l.len()).sum();
+        spans.push((ps.len(), n_priors));
+        positions.extend(ps.iter());
+        legal.extend(ls.iter().map(|l| l.as_slice()));
+    }
+    let total: usize = legal.iter().map(|l| l.len()).sum();
+    priors.resize(total, 0.0);
+    wdl.resize(positions.len(), search::DRAW_WDL);
+    if !positions.is_empty() {
+        evaluator.evaluate(&positions, &legal, priors, wdl);
+    }
+    let evaluated = positions.len() as u64;
+    drop(positions);
+    drop(legal);
+    // Split the batch results back per slot and apply them in parallel.
+    let mut work = Vec::with_capacity(slots.len());
+    let (mut p_rest, mut w_rest) = (&priors[..], &wdl[..]);
+    for (s, &(n_pos, n_priors)) in slots.iter_mut().zip(&spans) {
+        let (p, pr) = p_rest.split_at(n_priors);
+        let (w, wr) = w_rest.split_at(n_pos);
+        (p_rest, w_rest) = (pr, wr);
+        work.push((s, p, w));
+    }
+    work.into_par_iter().for_each(|(s, p, w)| {
+        if !w.is_empty() {
+            s.tree.apply_evaluations(p, w);
+        }
+    });
+    evaluated
+}
+
+/// The slot's search is done: record the target, play the chosen action.
+/// Returns the finished record when the game ended.
+fn advance_slot<G: Game>(slot: &mut Slot<G>, config: &SelfPlayConfig, stats: &mut SelfPlayStats) -> Option<GameRecord> {
+    let legal = slot.game.legal_vec();
+    let target = (legal.len() > 1).then(|| {
+        let mut policy = vec![0.0; legal.len()];
+        for (action, p) in slot.tree.policy_target() {
+            if let Some(i) = legal.iter().position(|&a| a == action) {
+                policy[i] = p;
+            }
+        }
+        SearchTarget { policy, root_wdl: slot.tree.root_wdl() }
+    });
+    let temperature = if slot.game.ply() < config.temperature_plies { config.temperature } else { 0.0 };
+    let action = slot.tree.choose_action(temperature, &mut slot.rng);
+    let index = legal.iter().position(|&a| a == action).unwrap_or(0);
+    stats.positions += target.is_some() as usize;
+    stats.plies += 1;
+    slot.record.actions.push(index as u16);
+    slot.record.targets.push(target);
+    slot.game.play(action);
+    let outcome = slot.game.outcome();
+    if outcome.is_some() || slot.game.ply() >= config.ply_cap {
+        (slot.record.winner, slot.record.ply_capped) = stored_result(outcome);
+        return Some(std::mem::replace(
+            &mut slot.record,
+            GameRecord { start: String::new(), actions: vec![], targets: vec![], winner: None, ply_capped: false },
+        ));
+    }
+    slot.tree.advance(action);
+    None
+}

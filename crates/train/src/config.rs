@@ -1,0 +1,203 @@
+//! Run configuration: one TOML file per variant in `configs/`.
+//!
+//! Unknown keys, wrong types and out-of-range values are errors that name
+//! the key (serde's `deny_unknown_fields` plus [`RunConfig::validate`]).
+
+use std::path::Path;
+
+use rules::VariantId;
+use search::SearchConfig;
+use selfplay::SelfPlayConfig;
+use serde::{Deserialize, Serialize};
+
+/// Network size (the variant's encoding gives the planes and board).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkConfig {
+    /// Residual blocks.
+    pub blocks: usize,
+    /// Trunk channels.
+    pub filters: usize,
+    /// Hidden units of the value head.
+    pub value_hidden: usize,
+}
+
+impl Default for NetworkConfig {
+    fn default() -> Self {
+        NetworkConfig { blocks: 4, filters: 32, value_hidden: 64 }
+    }
+}
+
+/// Optimiser choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Optimizer {
+    /// AdamW (Loshchilov & Hutter 2019), decoupled weight decay as the L2 term.
+    Adamw,
+    /// SGD with momentum 0.9 and L2 weight decay (AlphaZero's choice).
+    Sgd,
+}
+
+/// Training settings (the `[training]` table).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TrainingConfig {
+    /// Samples per optimiser step.
+    pub batch_size: usize,
+    /// Optimiser steps per generation = recorded new samples * `sample_reuse`
+    /// / `batch_size` (how often each new sample is seen on average).
+    pub sample_reuse: f32,
+    /// Minimum optimiser steps per generation.
+    pub min_steps: usize,
+    /// Optimiser.
+    pub optimizer: Optimizer,
+    /// Learning rate per generation: `[[generation, lr], ...]`, piecewise
+    /// constant from each listed generation on (sorted by generation).
+    pub lr_schedule: Vec<(u32, f64)>,
+    /// L2 regularisation strength (weight decay).
+    pub weight_decay: f32,
+    /// Replay window in generations (the buffer holds the games of the last
+    /// `replay_window` generations).
+    pub replay_window: u32,
+    /// Weight of the value (WDL) loss against the policy loss.
+    pub value_loss_weight: f32,
+    /// Augment each sample with a random symmetry of the variant.
+    pub augment: bool,
+}
+
+impl Default for TrainingConfig {
+    fn default() -> Self {
+        TrainingConfig {
+            batch_size: 256,
+            sample_reuse: 4.0,
+            min_steps: 50,
+            optimizer: Optimizer::Adamw,
+            lr_schedule: vec![(0, 2e-3)],
+            weight_decay: 1e-4,
+            replay_window: 4,
+            value_loss_weight: 1.0,
+            augment: true,
+        }
+    }
+}
+
+impl TrainingConfig {
+    /// Learning rate for `generation`.
+    pub fn lr_at(&self, generation: u32) -> f64 {
+        self.lr_schedule.iter().filter(|(g, _)| *g <= generation).last().map_or(2e-3, |&(_, lr)| lr)
+    }
+}
+
+/// A whole run: variant, generations, and the tables above.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    /// Variant id.
+    pub variant: VariantId,
+    /// Generations to train (each: self-play, train, export).
+    pub generations: u32,
+    /// Master seed (self-play and training randomness derive from it).
+    #[serde(default)]
+    pub seed: u64,
+    /// Threads for rayon and the CPU backend (0 = all cores).
+    #[serde(default)]
+    pub threads: usize,
+    /// Start position text (default: the variant's standard start).
+    #[serde(default)]
+    pub start: Option<String>,
+    /// Network size.
+    #[serde(default)]
+    pub network: NetworkConfig,
+    /// MCTS settings.
+    #[serde(default)]
+    pub search: SearchConfig,
+    /// Self-play settings.
+    #[serde(default)]
+    pub selfplay: SelfPlayConfig,
+    /// Training settings.
+    #[serde(default)]
+    pub training: TrainingConfig,
+}
+
+/// A config that cannot be used, with the file and reason.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("cannot read config {path}: {source}")]
+    Io { path: String, source: std::io::Error },
+    /// TOML syntax, unknown key or wrong type (serde names the key).
+    #[error("invalid config {path}: {reason}")]
+    Parse { path: String, reason: String },
+    /// A value out of range.
+    #[error("invalid config {path}: {reason}")]
+    Range { path: String, reason: String },
+}
+
+impl RunConfig {
+    /// Parse and validate TOML text; `path` only labels errors.
+    pub fn from_toml(text: &str, path: &str) -> Result<Self, ConfigError> {
+        let config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse { path: path.into(), reason: e.to_string() })?;
+        config.validate().map_err(|reason| ConfigError::Range { path: path.into(), reason })?;
+        Ok(config)
+    }
+
+    /// Read, parse and validate a config file.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        let p = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: p.clone(), source })?;
+        Self::from_toml(&text, &p)
+    }
+
+    /// Check every range; the message names the key.
+    pub fn validate(&self) -> Result<(), String> {
+        let n = &self.network;
+        let t = &self.training;
+        let checks: [(bool, &str); 9] = [
+            (self.generations >= 1 && self.generations <= 100_000, "generations must be in 1..=100000"),
+            (n.blocks <= 64, "network.blocks must be <= 64"),
+            (n.filters >= 1 && n.filters <= 1024, "network.filters must be in 1..=1024"),
+            (n.value_hidden >= 1 && n.value_hidden <= 4096, "network.value_hidden must be in 1..=4096"),
+            (t.batch_size >= 1 && t.batch_size <= 65_536, "training.batch_size must be in 1..=65536"),
+            (t.sample_reuse.is_finite() && t.sample_reuse > 0.0, "training.sample_reuse must be > 0"),
+            (!t.lr_schedule.is_empty() && t.lr_schedule.iter().all(|(_, lr)| lr.is_finite() && *lr > 0.0 && *lr < 10.0), "training.lr_schedule needs at least one [generation, lr] with 0 < lr < 10"),
+            (t.weight_decay.is_finite() && t.weight_decay >= 0.0, "training.weight_decay must be >= 0"),
+            (t.replay_window >= 1, "training.replay_window must be >= 1"),
+        ];
+        if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {
+            return Err(msg.to_string());
+        }
+        self.search.validate().map_err(|e| e.to_string())?;
+        self.selfplay.validate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_keys_wrong_types_and_ranges_are_named() {
+        let ok = "variant = \"shakti\"\ngenerations = 2\n";
+        assert_eq!(RunConfig::from_toml(ok, "t").unwrap().generations, 2);
+        let unknown = format!("{ok}[training]\nbatchsize = 3\n");
+        let e = RunConfig::from_toml(&unknown, "t").unwrap_err().to_string();
+        assert!(e.contains("batchsize"), "{e}");
+        let wrong_type = format!("{ok}[network]\nblocks = \"four\"\n");
+        let e = RunConfig::from_toml(&wrong_type, "t").unwrap_err().to_string();
+        assert!(e.contains("blocks") || e.contains("invalid type"), "{e}");
+        let range = format!("{ok}[training]\nbatch_size = 0\n");
+        let e = RunConfig::from_toml(&range, "t").unwrap_err().to_string();
+        assert!(e.contains("training.batch_size"), "{e}");
+        let bad_variant = "variant = \"chess\"\ngenerations = 1\n";
+        assert!(RunConfig::from_toml(bad_variant, "t").unwrap_err().to_string().contains("chess"));
+    }
+
+    #[test]
+    fn lr_schedule_is_piecewise_constant() {
+        let t = TrainingConfig { lr_schedule: vec![(0, 0.01), (5, 0.001)], ..Default::default() };
+        assert_eq!(t.lr_at(0), 0.01);
+        assert_eq!(t.lr_at(4), 0.01);
+        assert_eq!(t.lr_at(5), 0.001);
+        assert_eq!(t.lr_at(99), 0.001);
+    }
+}

@@ -1,0 +1,11 @@
+//! Training: run configs, the generation loop (self-play -> train ->
+//! export) with resume, samples and augmentation, the optimiser, metrics.
+
+pub mod config;
+pub mod metrics;
+pub mod run;
+pub mod samples;
+pub mod trainer;
+
+pub use config::{ConfigError, RunConfig};
+pub use run::{run, RunOptions, RunSummary};

@@ -1,0 +1,281 @@
+//! The main job: generations of self-play -> training -> export, in a run
+//! directory that survives being killed at any moment.
+//!
+//! Run directory layout:
+//! - `config.toml`: the config of the latest invocation;
+//! - `checkpoints/gen-GGGGGG/`: one bundle per completed generation
+//!   (generation 0 = the untrained initial network);
+//! - `replay/gen-GGGGGG-part-PPPP.bin`: self-play games, in parts;
+//! - `metrics.jsonl`: one line per generation.
+//!
+//! Resume: the last generation whose bundle loads is complete. Self-play
+//! parts already written for the next generation are kept and only the
+//! missing games are played. Every file is written to a temporary name and
+//! renamed, so a SIGKILL loses at most the part or the training in flight.
+//! The optimiser state is not carried across generations (each generation
+//! trains the previous network with a fresh optimiser), so a resumed run
+//! continues exactly as an uninterrupted one would, up to randomness.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
+use burn::tensor::Device;
+use encoding::Encode;
+use indicatif::{ProgressBar, ProgressStyle};
+use model::atomic::write_atomic;
+use model::bundle::{load_bundle, meta_for, save_bundle};
+use model::{Net, NetEvaluator, NetShape};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use selfplay::replay::{chunk_name, list_chunks};
+use selfplay::{load_window, play_games, read_chunk, write_chunk, Chunk, GameRecord};
+
+use crate::config::RunConfig;
+use crate::metrics::append_metrics;
+use crate::samples::{sample_batch, samples_from_records};
+use crate::trainer::{LossStats, Trainer};
+
+/// Paths inside a run directory.
+#[derive(Clone, Debug)]
+pub struct RunDir {
+    /// The run directory itself.
+    pub root: PathBuf,
+}
+
+impl RunDir {
+    /// Bundle folder of `generation`.
+    pub fn checkpoint(&self, generation: u32) -> PathBuf {
+        self.root.join("checkpoints").join(format!("gen-{generation:06}"))
+    }
+    /// Folder of the replay chunks.
+    pub fn replay(&self) -> PathBuf {
+        self.root.join("replay")
+    }
+    /// The metrics log.
+    pub fn metrics(&self) -> PathBuf {
+        self.root.join("metrics.jsonl")
+    }
+}
+
+/// Network shape of game `E` for the run's config.
+pub fn shape_for<E: Encode>(config: &RunConfig) -> NetShape {
+    NetShape {
+        input_planes: E::INPUT_PLANES,
+        policy_planes: E::POLICY_PLANES,
+        height: E::HEIGHT,
+        width: E::WIDTH,
+        blocks: config.network.blocks,
+        filters: config.network.filters,
+        value_hidden: config.network.value_hidden,
+    }
+}
+
+/// Options of a run invocation that are not part of the config.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Show indicatif progress bars.
+    pub progress: bool,
+}
+
+/// Result of [`run`]: the last completed generation and its bundle.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// Last completed generation.
+    pub generation: u32,
+    /// Its bundle folder.
+    pub bundle: PathBuf,
+}
+
+fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
+    rules::zobrist::key(config.seed ^ 0x5EED, ((generation as u64) << 20) | part as u64)
+}
+
+/// Last generation whose bundle loads completely (`None`: no bundle yet).
+pub fn last_complete_generation<E: Encode>(dir: &RunDir, device: &Device) -> Option<u32> {
+    let entries = std::fs::read_dir(dir.root.join("checkpoints")).ok()?;
+    let mut gens: Vec<u32> = entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_prefix("gen-")?.parse().ok())
+        .collect();
+    gens.sort_unstable();
+    gens.into_iter().rev().find(|&g| load_bundle::<E>(&dir.checkpoint(g), device).is_ok())
+}
+
+/// Run (or resume) the main job for game `E` in `run_dir`.
+///
+/// # Errors
+/// Unreadable run files (named), a corrupt replay chunk, or I/O errors.
+/// Completed generations on disk are never modified.
+pub fn run<E: Encode>(config: &RunConfig, run_dir: &Path, device: &Device, options: &RunOptions) -> Result<RunSummary> {
+    let dir = RunDir { root: run_dir.to_path_buf() };
+    std::fs::create_dir_all(&dir.root).with_context(|| format!("cannot create run directory {}", dir.root.display()))?;
+    let text = toml::to_string(config).context("cannot serialise config")?;
+    write_atomic(&dir.root.join("config.toml"), text.as_bytes()).context("cannot write config.toml")?;
+    let shape = shape_for::<E>(config);
+    let start = match &config.start {
+        Some(t) => E::from_text(t).map_err(|e| anyhow::anyhow!("config start position: {e}"))?,
+        None => E::start(),
+    };
+    let mut done = match last_complete_generation::<E>(&dir, device) {
+        Some(g) => {
+            let (_, meta) = load_bundle::<E>(&dir.checkpoint(g), device)?;
+            anyhow::ensure!(
+                meta.shape == shape,
+                "run directory {} holds a network of shape {:?}, the config asks for {:?}; use another --run-dir",
+                dir.root.display(),
+                meta.shape,
+                shape
+            );
+            eprintln!("resuming {} from generation {g}", dir.root.display());
+            g
+        }
+        None => {
+            let net = Net::new(&shape, device);
+            save_bundle(&dir.checkpoint(0), &net, &meta_for::<E>(&shape, 0, &[]))?;
+            0
+        }
+    };
+    while done < config.generations {
+        generation::<E>(config, &dir, &start, done + 1, device, options)?;
+        done += 1;
+    }
+    Ok(RunSummary { generation: done, bundle: dir.checkpoint(done) })
+}
+
+fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
+    if !options.progress {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    let style = ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})")
+        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    pb.set_style(style.progress_chars("=> "));
+    pb.set_prefix(what.to_string());
+    pb
+}
+
+/// One generation: self-play with generation `g - 1`, train, export `g`.
+fn generation<E: Encode>(config: &RunConfig, dir: &RunDir, start: &E, g: u32, device: &Device, options: &RunOptions) -> Result<()> {
+    let (net, _) = load_bundle::<E>(&dir.checkpoint(g - 1), device)?;
+    let t0 = Instant::now();
+    let (games, sp) = selfplay_generation::<E>(config, dir, start, g, net.clone(), device, options)?;
+    let selfplay_secs = t0.elapsed().as_secs_f64();
+
+    let t1 = Instant::now();
+    let records = load_window::<E>(&dir.replay(), g, config.training.replay_window)?;
+    let samples = samples_from_records::<E>(&records).map_err(anyhow::Error::msg)?;
+    anyhow::ensure!(!samples.is_empty(), "generation {g}: the replay buffer holds no training positions");
+    let t = &config.training;
+    let steps = ((sp.positions as f32 * t.sample_reuse / t.batch_size as f32).ceil() as usize).max(t.min_steps);
+    let lr = t.lr_at(g);
+    let mut trainer = Trainer::new(net, device, t);
+    let mut rng = SmallRng::seed_from_u64(seed_for(config, g, 1 << 19));
+    let pb = bar(options, steps as u64, &format!("train g{g}"));
+    let mut loss = LossStats::default();
+    for _ in 0..steps {
+        let batch = sample_batch::<E>(&samples, t.batch_size, t.augment, &mut rng);
+        let (pl, vl) = trainer.step::<E>(&batch, lr, t.value_loss_weight);
+        loss.steps += 1;
+        loss.policy_loss += (pl - loss.policy_loss) / loss.steps as f64;
+        loss.value_loss += (vl - loss.value_loss) / loss.steps as f64;
+        pb.set_message(format!("policy {:.3} value {:.3}", loss.policy_loss, loss.value_loss));
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    let train_secs = t1.elapsed().as_secs_f64();
+    let trained = trainer.into_net().context("training lost the network")?;
+    let shape = shape_for::<E>(config);
+    let mut meta = meta_for::<E>(&shape, g, &[]);
+    let summary = serde_json::json!({
+        "generation": g,
+        "games": games.len(),
+        "selfplay_positions": sp.positions,
+        "selfplay_plies": sp.plies,
+        "selfplay_seconds": selfplay_secs,
+        "positions_per_second": sp.plies as f64 / selfplay_secs.max(1e-9),
+        "replay_games": records.len(),
+        "replay_samples": samples.len(),
+        "train_steps": loss.steps,
+        "learning_rate": lr,
+        "policy_loss": loss.policy_loss,
+        "value_loss": loss.value_loss,
+        "train_seconds": train_secs,
+        "samples_per_second": (loss.steps * t.batch_size) as f64 / train_secs.max(1e-9),
+        "draw_rate": rate(&games, |r| r.winner.is_none()),
+        "first_player_win_rate": rate(&games, |r| r.winner == Some(rules::Player::First)),
+        "mean_game_plies": games.iter().map(|r| r.actions.len()).sum::<usize>() as f64 / games.len().max(1) as f64,
+    });
+    meta.training = summary.clone();
+    save_bundle(&dir.checkpoint(g), &trained, &meta)?;
+    append_metrics(&dir.metrics(), &summary).context("cannot write metrics.jsonl")?;
+    if options.progress {
+        eprintln!(
+            "generation {g}: {} games, {} positions, policy loss {:.3}, value loss {:.3}, draws {:.0}%",
+            games.len(),
+            sp.positions,
+            loss.policy_loss,
+            loss.value_loss,
+            100.0 * rate(&games, |r| r.winner.is_none())
+        );
+    }
+    Ok(())
+}
+
+fn rate(games: &[GameRecord], pred: impl Fn(&GameRecord) -> bool) -> f64 {
+    games.iter().filter(|r| pred(r)).count() as f64 / games.len().max(1) as f64
+}
+
+/// Self-play for generation `g`, in parts; parts already on disk (from an
+/// interrupted run) are kept. Returns this generation's games.
+fn selfplay_generation<E: Encode>(
+    config: &RunConfig,
+    dir: &RunDir,
+    start: &E,
+    g: u32,
+    net: Net,
+    device: &Device,
+    options: &RunOptions,
+) -> Result<(Vec<GameRecord>, selfplay::SelfPlayStats)> {
+    let sp = &config.selfplay;
+    let mut games = Vec::new();
+    let mut next_part = 0;
+    for (gen, part, path) in list_chunks(&dir.replay())? {
+        if gen == g {
+            games.extend(read_chunk::<E>(&path)?.games);
+            next_part = part + 1;
+        }
+    }
+    let mut stats = selfplay::SelfPlayStats {
+        games: games.len(),
+        positions: games.iter().map(|r| r.recorded()).sum(),
+        plies: games.iter().map(|r| r.actions.len()).sum(),
+        evaluations: 0,
+    };
+    let mut evaluator = NetEvaluator::<E>::new(net, device.clone());
+    let pb = bar(options, sp.games_per_generation as u64, &format!("selfplay g{g}"));
+    pb.set_position(games.len() as u64);
+    while games.len() < sp.games_per_generation {
+        let n = sp.games_per_chunk.min(sp.games_per_generation - games.len());
+        let mut part_games = Vec::with_capacity(n);
+        let s = play_games(start, &mut evaluator, &config.search, sp, n, seed_for(config, g, next_part), |r| {
+            pb.inc(1);
+            part_games.push(r);
+        });
+        let chunk = Chunk {
+            version: selfplay::replay::CHUNK_VERSION,
+            variant: E::VARIANT.to_string(),
+            rules_version: E::RULES_VERSION,
+            generation: g,
+            games: part_games,
+        };
+        write_chunk(&dir.replay().join(chunk_name(g, next_part)), &chunk)?;
+        stats.games += s.games;
+        stats.positions += s.positions;
+        stats.plies += s.plies;
+        stats.evaluations += s.evaluations;
+        games.extend(chunk.games);
+        next_part += 1;
+    }
+    pb.finish_and_clear();
+    Ok((games, stats))
+}

@@ -1,0 +1,136 @@
+//! End to end on Shakti with a tiny network: train two generations, export,
+//! reload the bundle, play games; then resume after SIGKILL and check that
+//! completed generations and every file survive.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
+
+const TINY: &str = r#"
+variant = "shakti"
+generations = 2
+seed = 7
+threads = 2
+[network]
+blocks = 1
+filters = 8
+value_hidden = 16
+[selfplay]
+games_per_generation = 6
+concurrent_games = 6
+simulations = 8
+leaves_per_tree = 2
+temperature_plies = 6
+ply_cap = 60
+games_per_chunk = 3
+[training]
+batch_size = 32
+sample_reuse = 1.0
+min_steps = 3
+"#;
+
+fn lokizero(args: &[&str]) -> std::process::Output {
+    Command::new(BIN).args(args).output().expect("run lokizero")
+}
+
+fn write_config(dir: &Path, text: &str) -> String {
+    let path = dir.join("tiny.toml");
+    std::fs::write(&path, text).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn trains_exports_reloads_and_plays() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), TINY);
+    let run = tmp.path().join("run");
+    let out = lokizero(&["train", "--config", &config, "--run-dir", run.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success(), "train failed: {}", String::from_utf8_lossy(&out.stderr));
+    let bundle = run.join("checkpoints/gen-000002");
+    assert!(bundle.join("model.safetensors").exists() && bundle.join("model.json").exists());
+    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(bundle.join("model.json")).unwrap()).unwrap();
+    assert_eq!(meta["variant"], "shakti");
+    assert_eq!(meta["generation"], 2);
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 2, "one metrics line per generation");
+
+    let out = lokizero(&["play", "--model", bundle.to_str().unwrap(), "--vs", "random", "--games", "2", "--simulations", "4", "--json"]);
+    assert!(out.status.success(), "play failed: {}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(summary["games"], 2);
+    let total = summary["wins"].as_u64().unwrap() + summary["draws"].as_u64().unwrap() + summary["losses"].as_u64().unwrap();
+    assert_eq!(total, 2);
+
+    // Re-running the finished run does no more work and keeps every bundle.
+    let out = lokizero(&["train", "--config", &config, "--run-dir", run.to_str().unwrap(), "--quiet"]);
+    assert!(out.status.success());
+    assert_eq!(std::fs::read_to_string(run.join("metrics.jsonl")).unwrap(), metrics);
+}
+
+#[test]
+fn wrong_variant_and_corrupt_bundles_are_clear_errors() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), &TINY.replace("generations = 2", "generations = 1"));
+    let run = tmp.path().join("run");
+    assert!(lokizero(&["train", "--config", &config, "--run-dir", run.to_str().unwrap(), "--quiet"]).status.success());
+    let bundle = run.join("checkpoints/gen-000001");
+    let weights = bundle.join("model.safetensors");
+    let bytes = std::fs::read(&weights).unwrap();
+    std::fs::write(&weights, &bytes[..bytes.len() / 2]).unwrap();
+    let out = lokizero(&["play", "--model", bundle.to_str().unwrap(), "--games", "1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("checksum mismatch"), "{err}");
+
+    let meta_path = bundle.join("model.json");
+    let meta = std::fs::read_to_string(&meta_path).unwrap().replace("\"shakti\"", "\"losers\"");
+    std::fs::write(&meta_path, meta).unwrap();
+    let out = lokizero(&["play", "--model", bundle.to_str().unwrap(), "--games", "1"]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("losers"), "{err}");
+}
+
+#[test]
+fn sigkill_mid_generation_then_resume_loses_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), &TINY.replace("generations = 2", "generations = 3"));
+    let run = tmp.path().join("run");
+    let run_s = run.to_str().unwrap();
+    // Kill the run at several moments, each time after it made progress.
+    for delay_ms in [300u64, 900, 1500] {
+        let mut child = Command::new(BIN)
+            .args(["train", "--config", &config, "--run-dir", run_s, "--quiet"])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let t = Instant::now();
+        while t.elapsed() < Duration::from_millis(delay_ms) {
+            if child.try_wait().unwrap().is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = child.kill(); // SIGKILL on Unix
+        let _ = child.wait();
+    }
+    let out = lokizero(&["train", "--config", &config, "--run-dir", run_s, "--quiet"]);
+    assert!(out.status.success(), "resume failed: {}", String::from_utf8_lossy(&out.stderr));
+    for g in 0..=3 {
+        let bundle = run.join(format!("checkpoints/gen-{g:06}"));
+        let out = lokizero(&["play", "--model", bundle.to_str().unwrap(), "--games", "1", "--simulations", "2", "--json"]);
+        assert!(out.status.success(), "generation {g} bundle does not load: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    for line in metrics.lines() {
+        serde_json::from_str::<serde_json::Value>(line).expect("every metrics line parses");
+    }
+    // No temporary files left where a reader would mistake them for data.
+    for entry in std::fs::read_dir(run.join("replay")).unwrap() {
+        let name = entry.unwrap().file_name().into_string().unwrap();
+        assert!(name.starts_with("gen-") || name.starts_with(".tmp-"), "unexpected file {name}");
+    }
+}
