@@ -153,7 +153,8 @@ fn jump_uncovering_a_check_is_illegal() {
     let with_king = moves_of("3k3/3x3/3x3/3x3/4W2/3x3/3K3 w");
     assert_eq!(with_king.len(), 18);
     assert!(with_king.contains(&"e3d3".to_string()));
-    // ... kings would see each other, and the king itself may not go to d3.
+    // Removing d3 would let the kings see each other; for the same reason
+    // the king itself may not go to d3.
     assert!(!with_king.contains(&"e3c3".to_string()));
     assert!(!with_king.contains(&"d1d3".to_string()));
     // A black warrior on d7: the jump would uncover a check.
@@ -411,7 +412,7 @@ fn perft_45_tiles() {
 }
 
 #[test]
-#[ignore = "generic perft to depth 5 (tens of seconds in debug builds)"]
+#[ignore = "generic perft to depth 5 clones 23M game states (about 1 s in release)"]
 fn perft_depth_5_through_the_game_trait() {
     assert_eq!(rules::perft(&Shakti::start(), 5), 13_668_377);
     assert_eq!(rules::perft(&Shakti::start_45(), 5), 9_874_591);
