@@ -41,7 +41,7 @@
 //!    repetition".
 //! 10. Perft: "a pass counts as one child; a finished game has no children;
 //!     repetition is ignored in perft" ([`Shakti::perft`]; the generic
-//!     [`crate::perft`] honours repetition, which cannot occur within 7
+//!     [`crate::perft()`] honours repetition, which cannot occur within 7
 //!     plies of a position text).
 //!
 //! # Rulings made here (RULES.md is silent)
@@ -134,7 +134,7 @@ impl Shakti {
 
     /// Perft with repetition ignored, as RULES.md §5 defines it (a pass is
     /// one child, a finished game has none). Allocation-free; equals
-    /// [`crate::perft`] wherever no threefold repetition is reachable.
+    /// [`crate::perft()`] wherever no threefold repetition is reachable.
     pub fn perft(&self, depth: u32) -> u64 {
         self.board.perft(depth)
     }
