@@ -12,6 +12,7 @@
 
 use rules::Game;
 
+pub mod shakti;
 pub mod symmetry;
 pub use symmetry::{transform_input, transform_policy_index};
 

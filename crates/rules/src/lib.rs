@@ -19,6 +19,7 @@ pub mod shakti;
 pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide};
+pub use shakti::{Shakti, ShaktiAction};
 pub use variant::VariantId;
 
 /// Run `$body` with the type alias `$G` bound to the game type of the

@@ -1,1 +1,0 @@
-//! Shakti (shared/RULES.md §5). Implementation in progress.
