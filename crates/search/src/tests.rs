@@ -5,7 +5,7 @@ use rand::SeedableRng;
 use rules::{Game, Player};
 
 use crate::node::{Node, NodeKind};
-use crate::toy::{Spec, Subtract, TableGame, TicTacToe};
+use crate::toy::{ExtraTurn, Spec, Subtract, TableGame, TicTacToe};
 use crate::*;
 
 const F: Player = Player::First;
@@ -780,4 +780,99 @@ fn rollout_evaluator_values() {
     let mut capped = RolloutEvaluator::new(3, 0, StdRng::seed_from_u64(1));
     capped.evaluate(&positions, &legal, &mut priors, &mut wdl);
     assert_eq!(wdl, [DRAW_WDL, DRAW_WDL]);
+}
+
+/// Non-alternating turns on a real (if tiny) game: the move chosen has the
+/// exact minimax value, computed by comparing sides, for every pile (9 of
+/// these 11 piles have both winning and losing moves).
+#[test]
+fn extra_turn_game_played_perfectly() {
+    for pile in 2..=12u8 {
+        let best = ExtraTurn::solve(pile);
+        let tree = search(
+            &ExtraTurn::new(pile),
+            &mut UniformEvaluator,
+            &quiet(),
+            3000,
+            &mut rng(),
+        );
+        let a = tree.choose_action(0.0, &mut rng()).unwrap();
+        assert_eq!(
+            ExtraTurn::action_value(pile, a),
+            best,
+            "pile {pile}: chose {a}, {:?}",
+            tree.root_children()
+        );
+        let q = tree
+            .root_children()
+            .iter()
+            .find(|c| c.action == a)
+            .unwrap()
+            .q
+            .unwrap();
+        // Deeper piles need more than 3000 simulations for Q to converge.
+        if pile <= 10 {
+            assert!(q * best > 0.8, "pile {pile}: q {q}, exact {best}");
+        }
+    }
+}
+
+/// Tree invariants after any batched search: exact visit totals, no
+/// leftover virtual loss, and every expanded node's visits equal one (its
+/// own evaluation) plus its children's.
+fn check_invariants<G: Game>(tree: &Mcts<G>, sims: u32) {
+    assert_eq!(tree.visits(), sims);
+    assert_eq!(tree.num_pending(), 0);
+    for n in tree.nodes() {
+        assert_eq!(n.in_flight, 0);
+        assert!(n.win_sum + n.loss_sum <= n.visits as f32 + 1e-3);
+        match n.kind {
+            NodeKind::Expanded => {
+                let sum: u32 = n.children().map(|c| tree.nodes()[c].visits).sum();
+                assert_eq!(n.visits, sum + 1);
+            }
+            NodeKind::Unexpanded => assert_eq!(n.visits, 0),
+            _ => {}
+        }
+    }
+    assert!(close(tree.root_wdl().iter().sum(), 1.0));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    #[test]
+    fn batched_search_invariants(
+        sims in 1u32..400,
+        leaves in 1usize..20,
+        vl in 0.0f32..3.0,
+        fpu in 0.0f32..1.0,
+        eps in 0.0f32..1.0,
+        pile in 1u8..15,
+        seed in 0u64..1000,
+    ) {
+        let config = SearchConfig { virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, ..SearchConfig::default() };
+        let mut r = StdRng::seed_from_u64(seed);
+        let mut trees = vec![
+            Mcts::new(TicTacToe::start(), &config),
+            Mcts::new(TicTacToe::from_board("xo.x.o..."), &config),
+        ];
+        run_batched(&mut trees, &mut UniformEvaluator, sims, leaves, &mut r);
+        for t in &trees {
+            check_invariants(t, sims);
+        }
+        let mut extra = vec![Mcts::new(ExtraTurn::new(pile), &config)];
+        let mut eval = RolloutEvaluator::new(2, 50, StdRng::seed_from_u64(seed));
+        run_batched(&mut extra, &mut eval, sims, leaves, &mut r);
+        check_invariants(&extra[0], sims);
+        // Reuse keeps the invariants, with the kept visits as the new total.
+        if let Some(a) = extra[0].choose_action(1.0, &mut r) {
+            let kept = extra[0].root_children().iter().find(|c| c.action == a).map_or(0, |c| c.visits);
+            extra[0].advance(a).unwrap();
+            if !extra[0].is_terminal() {
+                check_invariants(&extra[0], kept);
+                run_batched(&mut extra, &mut eval, kept + 20, leaves, &mut r);
+                check_invariants(&extra[0], kept + 20);
+            }
+        }
+    }
 }

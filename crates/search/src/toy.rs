@@ -288,3 +288,108 @@ impl Game for TicTacToe {
             })
     }
 }
+
+/// Misère take-away with extra turns: take 1..=3 from a pile; taking
+/// exactly 1 keeps the turn (the same side moves again); whoever takes the
+/// last object loses. A small game whose turns do not alternate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExtraTurn {
+    pub pile: u8,
+    pub to_move: Player,
+    /// The side that played the last action (`None` at the start).
+    pub last_mover: Option<Player>,
+    pub ply: u32,
+}
+
+impl ExtraTurn {
+    pub fn new(pile: u8) -> Self {
+        ExtraTurn {
+            pile,
+            to_move: Player::First,
+            last_mover: None,
+            ply: 0,
+        }
+    }
+
+    /// Exact value for the side to move (1 win, -1 loss) by plain minimax
+    /// over the pile, comparing sides rather than alternating.
+    pub fn solve(pile: u8) -> f32 {
+        if pile == 0 {
+            // Only reached at the start position; nobody took anything.
+            return 0.0;
+        }
+        (1..=3u8)
+            .filter(|&a| a <= pile)
+            .map(|a| ExtraTurn::action_value(pile, a))
+            .fold(f32::NEG_INFINITY, f32::max)
+    }
+
+    /// Exact value for the mover of taking `a` from `pile`.
+    pub fn action_value(pile: u8, a: u8) -> f32 {
+        let rest = pile - a;
+        if rest == 0 {
+            -1.0
+        } else if a == 1 {
+            ExtraTurn::solve(rest)
+        } else {
+            -ExtraTurn::solve(rest)
+        }
+    }
+}
+
+impl Game for ExtraTurn {
+    /// How many to take.
+    type Action = u8;
+    const VARIANT: VariantId = VariantId::Losers;
+
+    fn start() -> Self {
+        ExtraTurn::new(7)
+    }
+    fn from_text(_text: &str) -> Result<Self, PositionError> {
+        no_text()
+    }
+    fn to_text(&self) -> String {
+        format!("{} {:?}", self.pile, self.to_move)
+    }
+    fn side_to_move(&self) -> Player {
+        self.to_move
+    }
+    fn legal_actions(&self, out: &mut Vec<u8>) {
+        out.clear();
+        if self.pile > 0 {
+            out.extend((1..=3).filter(|&t| t <= self.pile));
+        }
+    }
+    fn play(&mut self, action: u8) {
+        self.pile = self.pile.saturating_sub(action);
+        self.last_mover = Some(self.to_move);
+        if action != 1 {
+            self.to_move = self.to_move.opponent();
+        }
+        self.ply += 1;
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        match (self.pile, self.last_mover) {
+            (0, Some(taker)) => Some(Outcome::win(taker.opponent(), EndReason::Checkmate)),
+            (0, None) => Some(Outcome::draw(EndReason::Stalemate)),
+            _ => None,
+        }
+    }
+    fn position_hash(&self) -> u64 {
+        u64::from(self.pile) * 2 + self.to_move.index() as u64
+    }
+    fn ply(&self) -> u32 {
+        self.ply
+    }
+    fn action_to_text(&self, action: u8) -> String {
+        action.to_string()
+    }
+    fn parse_move(&self, text: &str) -> Result<Vec<u8>, ActionError> {
+        text.parse::<u8>()
+            .map(|a| vec![a])
+            .map_err(|e| ActionError::Malformed {
+                text: text.into(),
+                reason: e.to_string(),
+            })
+    }
+}
