@@ -30,6 +30,8 @@
 //! # }
 //! ```
 
+#![warn(missing_docs)]
+
 mod batch;
 mod config;
 mod evaluator;
