@@ -1,0 +1,184 @@
+//! Search configuration: PUCT constant, first-play urgency, root noise,
+//! virtual loss, batch size, and the temperature schedule for move choice.
+
+use serde::{Deserialize, Serialize};
+
+/// Parameters of one PUCT search (AlphaZero, Silver et al. 2018, "A general
+/// reinforcement learning algorithm that masters chess, shogi, and Go through
+/// self-play", Science 362:1140; supplementary "Methods").
+///
+/// Deserialises from a TOML/JSON table with unknown keys rejected; every
+/// missing key takes its [`Default`] value. Call [`SearchConfig::validate`]
+/// on anything read from a file: [`crate::Mcts::new`] does not validate, and
+/// out-of-range values give a meaningless (though memory-safe) search.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Exploration constant `c_puct` in `Q + c_puct * P * sqrt(N_parent) / (1 + N)`.
+    /// Dimensionless, `> 0`, finite. Default 1.25 (the paper's `c_init`).
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's Q
+    /// minus this reduction (Leela Chess Zero / KataGo practice), in value
+    /// units (`W - L`, range `[-1, 1]`). `>= 0`, finite. Default 0.25.
+    pub fpu_reduction: f32,
+    /// Concentration `alpha` of the Dirichlet noise mixed into the root
+    /// priors. `> 0`, finite. Default 0.3 (the paper's value for chess).
+    pub dirichlet_alpha: f32,
+    /// Weight `epsilon` of the root noise: `P' = (1 - epsilon) P + epsilon * eta`,
+    /// `eta ~ Dir(alpha)`. In `[0, 1]`; 0 disables noise (evaluation, UCI
+    /// play). Default 0.25 (the paper's value).
+    pub dirichlet_epsilon: f32,
+    /// Virtual loss per in-flight descent: while a leaf below a child awaits
+    /// evaluation, the child counts `virtual_loss` extra visits, each a loss
+    /// for the player choosing it. `>= 0`, finite; 0 disables it (then a
+    /// batch mostly collides on one leaf). Default 1.0.
+    pub virtual_loss: f32,
+    /// Leaves collected per tree per network batch. `>= 1`. Default 8.
+    pub leaves_per_batch: usize,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            c_puct: 1.25,
+            fpu_reduction: 0.25,
+            dirichlet_alpha: 0.3,
+            dirichlet_epsilon: 0.25,
+            virtual_loss: 1.0,
+            leaves_per_batch: 8,
+        }
+    }
+}
+
+/// A configuration value outside its allowed range. The message names the
+/// field, the value and the range.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A numeric field is NaN, infinite or out of range.
+    #[error("search config: {field} = {value} is out of range (expected {expected})")]
+    OutOfRange {
+        /// The field name as written in the config file.
+        field: &'static str,
+        /// The offending value.
+        value: f64,
+        /// The allowed range, in words.
+        expected: &'static str,
+    },
+}
+
+fn check(
+    field: &'static str,
+    value: f32,
+    ok: bool,
+    expected: &'static str,
+) -> Result<(), ConfigError> {
+    if value.is_finite() && ok {
+        Ok(())
+    } else {
+        Err(ConfigError::OutOfRange {
+            field,
+            value: f64::from(value),
+            expected,
+        })
+    }
+}
+
+impl SearchConfig {
+    /// Check every field against its documented range.
+    ///
+    /// # Errors
+    /// [`ConfigError::OutOfRange`] for the first field out of range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check("c_puct", self.c_puct, self.c_puct > 0.0, "> 0")?;
+        check(
+            "fpu_reduction",
+            self.fpu_reduction,
+            self.fpu_reduction >= 0.0,
+            ">= 0",
+        )?;
+        check(
+            "dirichlet_alpha",
+            self.dirichlet_alpha,
+            self.dirichlet_alpha > 0.0,
+            "> 0",
+        )?;
+        check(
+            "dirichlet_epsilon",
+            self.dirichlet_epsilon,
+            (0.0..=1.0).contains(&self.dirichlet_epsilon),
+            "in [0, 1]",
+        )?;
+        check(
+            "virtual_loss",
+            self.virtual_loss,
+            self.virtual_loss >= 0.0,
+            ">= 0",
+        )?;
+        if self.leaves_per_batch == 0 {
+            return Err(ConfigError::OutOfRange {
+                field: "leaves_per_batch",
+                value: 0.0,
+                expected: ">= 1",
+            });
+        }
+        Ok(())
+    }
+
+    /// Whether root Dirichlet noise is on (`dirichlet_epsilon > 0`).
+    pub fn noise_enabled(&self) -> bool {
+        self.dirichlet_epsilon > 0.0
+    }
+}
+
+/// Temperature for choosing the move actually played from the root visit
+/// counts (AlphaZero: `pi(a) ~ N(a)^(1/t)`; temperature 1 for the first
+/// plies of self-play, then greedy).
+///
+/// [`TemperatureSchedule::at`] gives `initial` for plies `0..plies` and
+/// `final_temperature` afterwards; a temperature of 0 means argmax (see
+/// [`crate::Mcts::choose_action`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TemperatureSchedule {
+    /// Temperature for the opening plies. `>= 0`, finite. Default 1.0.
+    pub initial: f32,
+    /// Number of plies (game actions, [`rules::Game::ply`]) that use `initial`. Default 30.
+    pub plies: u32,
+    /// Temperature from ply `plies` on; 0 = argmax. `>= 0`, finite. Default 0.0.
+    pub final_temperature: f32,
+}
+
+impl Default for TemperatureSchedule {
+    fn default() -> Self {
+        TemperatureSchedule {
+            initial: 1.0,
+            plies: 30,
+            final_temperature: 0.0,
+        }
+    }
+}
+
+impl TemperatureSchedule {
+    /// The temperature to use at game ply `ply` (0-based).
+    pub fn at(&self, ply: u32) -> f32 {
+        if ply < self.plies {
+            self.initial
+        } else {
+            self.final_temperature
+        }
+    }
+
+    /// Check both temperatures are finite and `>= 0`.
+    ///
+    /// # Errors
+    /// [`ConfigError::OutOfRange`] naming the field.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check("initial", self.initial, self.initial >= 0.0, ">= 0")?;
+        check(
+            "final_temperature",
+            self.final_temperature,
+            self.final_temperature >= 0.0,
+            ">= 0",
+        )
+    }
+}

@@ -1,0 +1,49 @@
+//! PUCT Monte-Carlo tree search for any [`rules::Game`], as in AlphaZero
+//! (Silver et al. 2018, "A general reinforcement learning algorithm that
+//! masters chess, shogi, and Go through self-play", Science 362:1140), with
+//! no neural-network dependency.
+//!
+//! - [`Mcts`]: one tree in an index arena; step-wise API
+//!   ([`Mcts::select_leaves`] / [`Mcts::pending_leaves`] /
+//!   [`Mcts::apply_evaluations`]) so one worker can put many games' leaves
+//!   into one network batch, with virtual loss spreading each tree's leaves.
+//! - [`run_batched`], [`run_batched_until`] (with a stop check for UCI),
+//!   [`step_batched`], [`search`]: drivers over that API.
+//! - [`Evaluator`]: the batch interface a network implements;
+//!   [`UniformEvaluator`] (zero cost) and [`RolloutEvaluator`] (pure UCT
+//!   with random playouts) need no network.
+//! - [`SearchConfig`] and [`TemperatureSchedule`]: serde-loadable settings
+//!   with range validation.
+//!
+//! Turns need not alternate: values are backed up by comparing each node's
+//! side to move with the leaf's, never by depth parity. Terminal positions
+//! are scored exactly from [`rules::Game::outcome`].
+//!
+//! ```
+//! # use search::{search, SearchConfig, UniformEvaluator};
+//! # fn demo<G: rules::Game>(position: &G) {
+//! let mut rng = rand::rng();
+//! let config = SearchConfig { dirichlet_epsilon: 0.0, ..SearchConfig::default() };
+//! let tree = search(position, &mut UniformEvaluator, &config, 200, &mut rng);
+//! let best = tree.choose_action(0.0, &mut rng); // None only if the game is over
+//! # let _ = best;
+//! # }
+//! ```
+
+#![warn(missing_docs)]
+
+mod batch;
+mod config;
+mod evaluator;
+mod node;
+mod tree;
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod toy;
+
+pub use batch::{run_batched, run_batched_until, search, step_batched};
+pub use config::{ConfigError, SearchConfig, TemperatureSchedule};
+pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, Wdl, DRAW_WDL};
+pub use tree::{ChildStats, Mcts, RootSelection, SearchError};

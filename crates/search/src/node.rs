@@ -1,0 +1,119 @@
+//! The compact tree node stored in the arena of [`crate::Mcts`].
+
+use rules::Player;
+
+use crate::evaluator::Wdl;
+
+/// What is known about a node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub(crate) enum NodeKind {
+    /// Not evaluated yet (a leaf). Its `to_move` is valid once it has been reached.
+    Unexpanded,
+    /// Evaluated; its children occupy `first_child..first_child + num_children`.
+    Expanded,
+    /// Game over: the side to move here has won.
+    TerminalWin,
+    /// Game over: draw.
+    TerminalDraw,
+    /// Game over: the side to move here has lost.
+    TerminalLoss,
+}
+
+impl NodeKind {
+    /// The terminal kind for a score from the side to move's view (1, 0, -1).
+    pub(crate) fn terminal(value: f32) -> NodeKind {
+        if value > 0.0 {
+            NodeKind::TerminalWin
+        } else if value < 0.0 {
+            NodeKind::TerminalLoss
+        } else {
+            NodeKind::TerminalDraw
+        }
+    }
+
+    /// The exact WDL of a terminal node from its side to move, `None` otherwise.
+    pub(crate) fn terminal_wdl(self) -> Option<Wdl> {
+        match self {
+            NodeKind::TerminalWin => Some([1.0, 0.0, 0.0]),
+            NodeKind::TerminalDraw => Some([0.0, 1.0, 0.0]),
+            NodeKind::TerminalLoss => Some([0.0, 0.0, 1.0]),
+            NodeKind::Unexpanded | NodeKind::Expanded => None,
+        }
+    }
+}
+
+/// One tree node: 32 bytes (`size_of::<Node>() == 32`, asserted in the
+/// tests), independent of the game. The action leading to a node lives in a
+/// parallel arena (`Mcts::actions`), so the whole cost per node is
+/// `32 + size_of::<G::Action>()` bytes.
+///
+/// Statistics are kept from the view of **this node's own side to move**
+/// (`to_move`); a parent converts them by comparing sides, never by depth
+/// parity, because turns need not alternate.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    /// Prior probability of the action leading here, from the parent's
+    /// evaluation (after root noise at the root's children).
+    pub prior: f32,
+    /// Completed visits (evaluations backed up through this node).
+    pub visits: u32,
+    /// Descents through this node whose leaf awaits evaluation (virtual loss).
+    pub in_flight: u32,
+    /// Sum of win probabilities backed up, from `to_move`'s view.
+    pub win_sum: f32,
+    /// Sum of loss probabilities backed up, from `to_move`'s view. The draw
+    /// sum is `visits - win_sum - loss_sum` (backed-up WDLs sum to 1).
+    pub loss_sum: f32,
+    /// Arena index of the first child (valid when `kind == Expanded`).
+    pub first_child: u32,
+    /// Number of children (the legal actions at expansion).
+    pub num_children: u32,
+    /// The side to move in this node's position.
+    pub to_move: Player,
+    /// Leaf, expanded or terminal.
+    pub kind: NodeKind,
+}
+
+impl Node {
+    /// A fresh leaf with the given prior.
+    pub(crate) fn leaf(prior: f32) -> Node {
+        Node {
+            prior,
+            visits: 0,
+            in_flight: 0,
+            win_sum: 0.0,
+            loss_sum: 0.0,
+            first_child: 0,
+            num_children: 0,
+            to_move: Player::First,
+            kind: NodeKind::Unexpanded,
+        }
+    }
+
+    /// Mean value `(W - L) / N` from this node's side to move; `None` when unvisited.
+    pub(crate) fn q(&self) -> Option<f32> {
+        (self.visits > 0).then(|| (self.win_sum - self.loss_sum) / self.visits as f32)
+    }
+
+    /// Mean `[W, D, L]` from this node's side to move; `None` when unvisited.
+    pub(crate) fn wdl(&self) -> Option<Wdl> {
+        if self.visits == 0 {
+            return None;
+        }
+        let n = self.visits as f32;
+        let w = self.win_sum / n;
+        let l = self.loss_sum / n;
+        Some([w, (1.0 - w - l).max(0.0), l])
+    }
+
+    /// Indices of the children, as a range into the arena.
+    pub(crate) fn children(&self) -> std::ops::Range<usize> {
+        if self.kind == NodeKind::Expanded {
+            let start = self.first_child as usize;
+            start..start + self.num_children as usize
+        } else {
+            0..0
+        }
+    }
+}

@@ -1,0 +1,878 @@
+//! Tests of the search on the toy games of `toy.rs`.
+
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rules::{Game, Player};
+
+use crate::node::{Node, NodeKind};
+use crate::toy::{ExtraTurn, Spec, Subtract, TableGame, TicTacToe};
+use crate::*;
+
+const F: Player = Player::First;
+const S: Player = Player::Second;
+
+fn rng() -> StdRng {
+    StdRng::seed_from_u64(7)
+}
+
+fn quiet() -> SearchConfig {
+    SearchConfig {
+        dirichlet_epsilon: 0.0,
+        ..SearchConfig::default()
+    }
+}
+
+/// Uniform priors and the same WDL (from the side to move) everywhere.
+struct ConstEvaluator(Wdl);
+
+impl<G: Game> Evaluator<G> for ConstEvaluator {
+    fn evaluate(&mut self, _p: &[&G], legal: &[&[G::Action]], priors: &mut [f32], wdl: &mut [Wdl]) {
+        let mut o = 0;
+        for l in legal {
+            priors[o..o + l.len()].fill(1.0 / l.len() as f32);
+            o += l.len();
+        }
+        wdl.fill(self.0);
+    }
+}
+
+/// Root: First may take an extra move (node 1, First again) or pass
+/// (node 2, Second). After the extra move First can win (3); after the pass
+/// Second can hold a draw (6). Correct value for First: +1 via 0 then 0.
+static DOUBLE_MOVE: [Spec; 7] = [
+    Spec::Move {
+        to_move: F,
+        children: &[1, 2],
+    },
+    Spec::Move {
+        to_move: F,
+        children: &[3, 4],
+    },
+    Spec::Move {
+        to_move: S,
+        children: &[5, 6],
+    },
+    Spec::End {
+        to_move: S,
+        winner: Some(F),
+    },
+    Spec::End {
+        to_move: S,
+        winner: Some(S),
+    },
+    Spec::End {
+        to_move: F,
+        winner: Some(F),
+    },
+    Spec::End {
+        to_move: F,
+        winner: None,
+    },
+];
+
+/// Root (First) whose three actions end the game: First wins, draw, Second wins.
+static ALL_TERMINAL: [Spec; 4] = [
+    Spec::Move {
+        to_move: F,
+        children: &[1, 2, 3],
+    },
+    Spec::End {
+        to_move: S,
+        winner: Some(F),
+    },
+    Spec::End {
+        to_move: S,
+        winner: None,
+    },
+    Spec::End {
+        to_move: S,
+        winner: Some(S),
+    },
+];
+
+/// A forced line of single legal actions ending in a Second win.
+static ONLY_MOVE: [Spec; 3] = [
+    Spec::Move {
+        to_move: F,
+        children: &[1],
+    },
+    Spec::Move {
+        to_move: S,
+        children: &[2],
+    },
+    Spec::End {
+        to_move: F,
+        winner: Some(S),
+    },
+];
+
+fn close(a: f32, b: f32) -> bool {
+    (a - b).abs() < 1e-5
+}
+
+fn assert_wdl(got: Wdl, want: Wdl) {
+    assert!(
+        got.iter().zip(want).all(|(g, w)| close(*g, w)),
+        "wdl {got:?} != {want:?}"
+    );
+}
+
+/// Run exactly one leaf per step for `sims` simulations.
+fn run_one_by_one<G: Game, E: Evaluator<G>>(tree: &mut Mcts<G>, eval: &mut E, sims: u32) {
+    run_batched(std::slice::from_mut(tree), eval, sims, 1, &mut rng());
+}
+
+#[test]
+fn node_is_32_bytes() {
+    assert_eq!(std::mem::size_of::<Node>(), 32);
+}
+
+#[test]
+fn config_defaults_parse_and_validate() {
+    let c = SearchConfig::default();
+    assert_eq!(c.validate(), Ok(()));
+    let parsed: SearchConfig =
+        serde_json::from_str(r#"{"c_puct": 2.5, "leaves_per_batch": 3}"#).unwrap();
+    assert_eq!(
+        parsed,
+        SearchConfig {
+            c_puct: 2.5,
+            leaves_per_batch: 3,
+            ..SearchConfig::default()
+        }
+    );
+    let unknown = serde_json::from_str::<SearchConfig>(r#"{"cpuct": 2.5}"#);
+    assert!(unknown
+        .unwrap_err()
+        .to_string()
+        .contains("unknown field `cpuct`"));
+}
+
+#[test]
+fn config_validation_names_the_field() {
+    let field_of = |c: SearchConfig| match c.validate() {
+        Err(ConfigError::OutOfRange { field, .. }) => field,
+        Ok(()) => "ok",
+    };
+    let d = SearchConfig::default;
+    assert_eq!(field_of(SearchConfig { c_puct: 0.0, ..d() }), "c_puct");
+    assert_eq!(
+        field_of(SearchConfig {
+            c_puct: f32::NAN,
+            ..d()
+        }),
+        "c_puct"
+    );
+    assert_eq!(
+        field_of(SearchConfig {
+            fpu_reduction: -0.1,
+            ..d()
+        }),
+        "fpu_reduction"
+    );
+    assert_eq!(
+        field_of(SearchConfig {
+            dirichlet_alpha: 0.0,
+            ..d()
+        }),
+        "dirichlet_alpha"
+    );
+    assert_eq!(
+        field_of(SearchConfig {
+            dirichlet_epsilon: 1.5,
+            ..d()
+        }),
+        "dirichlet_epsilon"
+    );
+    assert_eq!(
+        field_of(SearchConfig {
+            virtual_loss: f32::INFINITY,
+            ..d()
+        }),
+        "virtual_loss"
+    );
+    assert_eq!(
+        field_of(SearchConfig {
+            leaves_per_batch: 0,
+            ..d()
+        }),
+        "leaves_per_batch"
+    );
+    assert_eq!(
+        field_of(SearchConfig {
+            dirichlet_epsilon: 0.0,
+            fpu_reduction: 0.0,
+            ..d()
+        }),
+        "ok"
+    );
+}
+
+#[test]
+fn temperature_schedule() {
+    let t = TemperatureSchedule {
+        initial: 1.0,
+        plies: 2,
+        final_temperature: 0.25,
+    };
+    assert_eq!(
+        [t.at(0), t.at(1), t.at(2), t.at(100)],
+        [1.0, 1.0, 0.25, 0.25]
+    );
+    assert_eq!(TemperatureSchedule::default().validate(), Ok(()));
+    let bad = TemperatureSchedule {
+        final_temperature: -1.0,
+        ..t
+    };
+    assert!(matches!(
+        bad.validate(),
+        Err(ConfigError::OutOfRange {
+            field: "final_temperature",
+            ..
+        })
+    ));
+    let parsed: TemperatureSchedule = serde_json::from_str(r#"{"plies": 12}"#).unwrap();
+    assert_eq!(
+        parsed,
+        TemperatureSchedule {
+            plies: 12,
+            ..TemperatureSchedule::default()
+        }
+    );
+}
+
+/// Exact backups with one side moving twice: compared by side to move, a
+/// First-to-move grandchild's value counts for First at the root.
+#[test]
+fn backup_by_side_to_move_with_double_move() {
+    let mut tree = Mcts::new(TableGame::new(&DOUBLE_MOVE), &quiet());
+    let mut eval = ConstEvaluator([0.6, 0.3, 0.1]);
+    // 1: root evaluated. 2: ties at FPU -> child 0 (First to move again),
+    // First's WDL counts as is. 3: child 1 by FPU (Second to move), flipped.
+    run_one_by_one(&mut tree, &mut eval, 3);
+    let kids = tree.root_children();
+    assert_eq!((kids[0].visits, kids[1].visits), (1, 1));
+    assert!(close(kids[0].q.unwrap(), 0.5), "{kids:?}");
+    assert!(close(kids[1].q.unwrap(), -0.5), "{kids:?}");
+    assert_wdl(kids[0].wdl.unwrap(), [0.6, 0.3, 0.1]);
+    assert_wdl(kids[1].wdl.unwrap(), [0.1, 0.3, 0.6]);
+    assert_wdl(tree.root_wdl(), [1.3 / 3.0, 0.3, 0.8 / 3.0]);
+    // 4: child 0 again, then the terminal "First wins" (Second to move there):
+    // a loss for Second, a win for First at both First-to-move ancestors.
+    run_one_by_one(&mut tree, &mut eval, 4);
+    let kids = tree.root_children();
+    assert_eq!((kids[0].visits, kids[1].visits), (2, 1));
+    assert!(
+        close(kids[0].q.unwrap(), (0.6 + 1.0 - 0.1) / 2.0),
+        "{kids:?}"
+    );
+    assert_wdl(tree.root_wdl(), [2.3 / 4.0, 0.9 / 4.0, 0.8 / 4.0]);
+    let grandchild = &tree.nodes()[tree.nodes()[1].first_child as usize];
+    assert_eq!(grandchild.kind, NodeKind::TerminalLoss);
+    assert_eq!(grandchild.to_move, S);
+}
+
+#[test]
+fn double_move_game_is_solved() {
+    let mut tree = search(
+        &TableGame::new(&DOUBLE_MOVE),
+        &mut UniformEvaluator,
+        &quiet(),
+        300,
+        &mut rng(),
+    );
+    assert_eq!(tree.choose_action(0.0, &mut rng()), Some(0));
+    assert_eq!(tree.principal_variation(5), vec![0, 0]);
+    let kids = tree.root_children();
+    assert!(kids[0].q.unwrap() > 0.9, "{kids:?}");
+    // Pass leads to Second choosing the draw: value 0, with early loss samples.
+    assert!(kids[1].q.unwrap().abs() < 0.2, "{kids:?}");
+    assert!(tree.root_wdl()[0] > 0.9);
+    tree.advance(0).unwrap();
+    assert_eq!(tree.root_state().side_to_move(), F);
+}
+
+#[test]
+fn terminal_children_scored_exactly() {
+    let tree = search(
+        &TableGame::new(&ALL_TERMINAL),
+        &mut UniformEvaluator,
+        &quiet(),
+        40,
+        &mut rng(),
+    );
+    let q: Vec<f32> = tree.root_children().iter().map(|c| c.q.unwrap()).collect();
+    assert_eq!(q, vec![1.0, 0.0, -1.0]);
+    let wdl: Vec<Wdl> = tree
+        .root_children()
+        .iter()
+        .map(|c| c.wdl.unwrap())
+        .collect();
+    assert_eq!(wdl, vec![[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]);
+    assert_eq!(tree.choose_action(0.0, &mut rng()), Some(0));
+    assert_eq!(tree.visits(), 40);
+}
+
+#[test]
+fn terminal_root() {
+    let over = TicTacToe::from_board("xxxoo....");
+    assert_eq!(over.outcome().map(|o| o.winner), Some(Some(F)));
+    let tree = search(&over, &mut UniformEvaluator, &quiet(), 50, &mut rng());
+    assert!(tree.is_terminal());
+    assert_eq!(tree.visits(), 0);
+    // O to move has lost.
+    assert_eq!(tree.root_wdl(), [0.0, 0.0, 1.0]);
+    assert_eq!(tree.choose_action(1.0, &mut rng()), None);
+    assert!(tree.policy_target().is_empty());
+    assert!(tree.principal_variation(3).is_empty());
+}
+
+#[test]
+fn single_legal_action_positions() {
+    let tree = search(
+        &TableGame::new(&ONLY_MOVE),
+        &mut UniformEvaluator,
+        &quiet(),
+        10,
+        &mut rng(),
+    );
+    assert_eq!(tree.visits(), 10);
+    assert_eq!(tree.choose_action(1.0, &mut rng()), Some(0));
+    assert_eq!(tree.policy_target(), vec![(0, 1.0)]);
+    // Root and its child are evaluated as draws; the other 8 visits reach Second's win.
+    assert_wdl(tree.root_wdl(), [0.0, 0.2, 0.8]);
+    assert_eq!(tree.principal_variation(9), vec![0, 0]);
+}
+
+#[test]
+fn finds_forced_win_in_subtraction_game() {
+    // Pile 9: only taking 1 (leaving 8, a multiple of 4) wins.
+    let tree = search(
+        &Subtract::new(9),
+        &mut UniformEvaluator,
+        &quiet(),
+        3000,
+        &mut rng(),
+    );
+    assert_eq!(tree.choose_action(0.0, &mut rng()), Some(1));
+    let kids = tree.root_children();
+    let win = kids.iter().find(|c| c.action == 1).unwrap();
+    assert!(win.visits > 2800, "{kids:?}");
+    assert!(win.q.unwrap() > 0.9, "{kids:?}");
+    // Principal variation starts with the win and answers with legal moves.
+    let pv = tree.principal_variation(3);
+    assert_eq!(pv[0], 1);
+    assert_eq!(pv.len(), 3);
+}
+
+#[test]
+fn tic_tac_toe_wins_and_blocks() {
+    // X to move wins at 2.
+    let win = search(
+        &TicTacToe::from_board("xx.oo...."),
+        &mut UniformEvaluator,
+        &quiet(),
+        400,
+        &mut rng(),
+    );
+    assert_eq!(win.choose_action(0.0, &mut rng()), Some(2));
+    assert_eq!(
+        win.root_children()
+            .iter()
+            .find(|c| c.action == 2)
+            .unwrap()
+            .q,
+        Some(1.0)
+    );
+    // O to move must block at 2 (x threatens 0-1-2); every other move loses.
+    let block = TicTacToe::from_board("xx..o....");
+    let mut uct = RolloutEvaluator::new(4, 20, StdRng::seed_from_u64(3));
+    let tree = search(&block, &mut uct, &quiet(), 800, &mut rng());
+    assert_eq!(tree.choose_action(0.0, &mut rng()), Some(2));
+}
+
+#[test]
+fn visit_counts_sum_to_simulations_across_batched_trees() {
+    let mut trees = vec![
+        Mcts::new(TicTacToe::start(), &quiet()),
+        Mcts::new(TicTacToe::from_board("x...o...."), &SearchConfig::default()),
+        Mcts::new(TicTacToe::from_board("xx.oo...."), &quiet()),
+    ];
+    run_batched(&mut trees, &mut UniformEvaluator, 137, 8, &mut rng());
+    for tree in &trees {
+        assert_eq!(tree.visits(), 137);
+        assert_eq!(tree.num_pending(), 0);
+        let kids = tree.root_children();
+        assert_eq!(kids.iter().map(|c| c.visits).sum::<u32>(), 136);
+        let target = tree.policy_target();
+        assert!(close(target.iter().map(|t| t.1).sum(), 1.0));
+        for (t, c) in target.iter().zip(&kids) {
+            assert_eq!(t.0, c.action);
+            assert!(close(t.1, c.visits as f32 / 136.0));
+        }
+        assert!(tree.nodes().iter().all(|n| n.in_flight == 0));
+        assert!(close(tree.root_wdl().iter().sum(), 1.0));
+    }
+}
+
+/// Counts the positions per batch and how many calls were made.
+#[derive(Default)]
+struct CountingEvaluator {
+    batches: Vec<usize>,
+}
+
+impl<G: Game> Evaluator<G> for CountingEvaluator {
+    fn evaluate(&mut self, p: &[&G], legal: &[&[G::Action]], priors: &mut [f32], wdl: &mut [Wdl]) {
+        self.batches.push(p.len());
+        UniformEvaluator.evaluate(p, legal, priors, wdl);
+    }
+}
+
+#[test]
+fn one_evaluator_call_per_step_for_all_trees() {
+    let mut trees: Vec<_> = (0..4)
+        .map(|_| Mcts::new(TicTacToe::start(), &quiet()))
+        .collect();
+    let mut eval = CountingEvaluator::default();
+    let steps = run_batched_until(&mut trees, &mut eval, 17, 4, &mut rng(), || false);
+    // Step 1: each root alone (1 leaf per tree); then 4 leaves per tree
+    // until 17 visits: 1 + 4 + 4 + 4 + 4 = 17.
+    assert_eq!(eval.batches, vec![4, 16, 16, 16, 16]);
+    assert_eq!(steps, 5);
+}
+
+#[test]
+fn virtual_loss_spreads_a_batch() {
+    let mut tree = Mcts::new(TicTacToe::start(), &quiet());
+    let mut r = rng();
+    // Fresh root: one leaf, the other three descents collide on it.
+    assert_eq!(tree.select_leaves(4, &mut r), 1);
+    let priors = [1.0 / 9.0; 9];
+    tree.apply_evaluations(&priors, &[DRAW_WDL]).unwrap();
+    assert_eq!(tree.select_leaves(4, &mut r), 4);
+    let (positions, legal) = tree.pending_leaves();
+    let mut texts: Vec<String> = positions.iter().map(|p| p.to_text()).collect();
+    texts.sort();
+    texts.dedup();
+    assert_eq!(texts.len(), 4, "{texts:?}");
+    assert!(legal.iter().all(|l| l.len() == 8));
+    // Root and the four children carry one in-flight descent each.
+    assert_eq!(tree.nodes()[0].in_flight, 4);
+    assert_eq!(tree.nodes().iter().filter(|n| n.in_flight == 1).count(), 4);
+    tree.apply_evaluations(&[0.125; 32], &[DRAW_WDL; 4])
+        .unwrap();
+    assert!(tree.nodes().iter().all(|n| n.in_flight == 0));
+    assert_eq!(tree.visits(), 5);
+
+    // Without virtual loss the same batch collides on one leaf.
+    let no_vl = SearchConfig {
+        virtual_loss: 0.0,
+        ..quiet()
+    };
+    let mut tree = Mcts::new(TicTacToe::start(), &no_vl);
+    tree.select_leaves(1, &mut r);
+    tree.apply_evaluations(&priors, &[DRAW_WDL]).unwrap();
+    assert_eq!(tree.select_leaves(4, &mut r), 1);
+}
+
+#[test]
+fn apply_with_wrong_lengths_is_an_error() {
+    let mut tree = Mcts::new(TicTacToe::start(), &quiet());
+    tree.select_leaves(1, &mut rng());
+    assert_eq!(
+        tree.apply_evaluations(&[0.5; 3], &[DRAW_WDL]),
+        Err(SearchError::LengthMismatch {
+            what: "priors",
+            expected: 9,
+            found: 3
+        })
+    );
+    assert_eq!(
+        tree.apply_evaluations(&[0.5; 9], &[]),
+        Err(SearchError::LengthMismatch {
+            what: "wdl",
+            expected: 1,
+            found: 0
+        })
+    );
+    assert_eq!(tree.num_pending(), 1);
+    assert_eq!(tree.visits(), 0);
+}
+
+#[test]
+fn bad_evaluator_output_is_sanitised() {
+    let mut tree = Mcts::new(TicTacToe::start(), &quiet());
+    tree.select_leaves(1, &mut rng());
+    let mut priors = [0.0f32; 9];
+    priors[4] = f32::NAN;
+    tree.apply_evaluations(&priors, &[[f32::NAN, 0.0, 0.0]])
+        .unwrap();
+    assert!(tree
+        .root_children()
+        .iter()
+        .all(|c| close(c.prior, 1.0 / 9.0)));
+    assert_eq!(tree.root_wdl(), DRAW_WDL);
+    tree.select_leaves(1, &mut rng());
+    let mut priors = [0.0f32; 8];
+    priors[0] = 2.0;
+    priors[1] = 6.0;
+    tree.apply_evaluations(&priors, &[[2.0, 0.0, -1.0]])
+        .unwrap();
+    let child = tree.nodes()[0].first_child as usize;
+    let grandkids = tree.nodes()[child].children();
+    let p: Vec<f32> = grandkids.map(|g| tree.nodes()[g].prior).collect();
+    assert_eq!(&p[..3], &[0.25, 0.75, 0.0]);
+    // [2, 0, -1] -> [1, 0, 0] for O at the child: a loss for X at the root.
+    assert_wdl(tree.root_wdl(), [0.0, 0.5, 0.5]);
+}
+
+#[test]
+fn advance_keeps_subtree_statistics() {
+    let mut tree = search(
+        &TicTacToe::start(),
+        &mut UniformEvaluator,
+        &quiet(),
+        500,
+        &mut rng(),
+    );
+    let nodes_before = tree.node_count();
+    let kids = tree.root_children();
+    let played = kids[4].action;
+    let child = &tree.nodes()[tree.nodes()[0].first_child as usize + 4];
+    let expected_visits = child.visits;
+    let expected_wdl = child.wdl().unwrap();
+    let grandkids: Vec<(u32, f32)> = child
+        .children()
+        .map(|g| (tree.nodes()[g].visits, tree.nodes()[g].prior))
+        .collect();
+    assert!(expected_visits > 10);
+
+    tree.advance(played).unwrap();
+    assert_eq!(tree.root_state(), &TicTacToe::from_board("....x...."));
+    assert_eq!(tree.visits(), expected_visits);
+    assert_eq!(tree.root_wdl(), expected_wdl);
+    let now: Vec<(u32, f32)> = tree
+        .root_children()
+        .iter()
+        .map(|c| (c.visits, c.prior))
+        .collect();
+    assert_eq!(now, grandkids);
+    assert!(tree.node_count() < nodes_before);
+
+    // Searching on adds to the kept visits.
+    run_batched(
+        std::slice::from_mut(&mut tree),
+        &mut UniformEvaluator,
+        expected_visits + 100,
+        8,
+        &mut rng(),
+    );
+    assert_eq!(tree.visits(), expected_visits + 100);
+
+    // An illegal action is refused and changes nothing.
+    let before = tree.visits();
+    assert!(matches!(
+        tree.advance(4),
+        Err(SearchError::IllegalAction(_))
+    ));
+    assert_eq!(tree.visits(), before);
+}
+
+#[test]
+fn advance_from_unexpanded_root() {
+    let mut tree = Mcts::new(Subtract::new(5), &quiet());
+    assert!(matches!(
+        tree.advance(7),
+        Err(SearchError::IllegalAction(_))
+    ));
+    tree.advance(2).unwrap();
+    assert_eq!(tree.root_state().pile, 3);
+    assert_eq!(tree.visits(), 0);
+    tree.advance(3).unwrap();
+    assert!(tree.is_terminal());
+    assert_eq!(tree.root_wdl(), [0.0, 0.0, 1.0]);
+}
+
+#[test]
+fn dirichlet_noise_only_at_root() {
+    let noisy = SearchConfig {
+        dirichlet_epsilon: 0.25,
+        dirichlet_alpha: 0.3,
+        ..SearchConfig::default()
+    };
+    let mut tree = search(
+        &TicTacToe::start(),
+        &mut UniformEvaluator,
+        &noisy,
+        300,
+        &mut rng(),
+    );
+    let check_inner_uniform = |tree: &Mcts<TicTacToe>| {
+        let nodes = tree.nodes();
+        let mut inner = 0;
+        for (i, n) in nodes.iter().enumerate().skip(1) {
+            let k = n.num_children as f32;
+            for c in n.children() {
+                assert!(close(nodes[c].prior, 1.0 / k), "node {i} child {c}");
+                inner += 1;
+            }
+        }
+        assert!(inner > 100);
+    };
+    let priors: Vec<f32> = tree.root_children().iter().map(|c| c.prior).collect();
+    assert!(close(priors.iter().sum(), 1.0));
+    assert!(
+        priors.iter().any(|p| (p - 1.0 / 9.0).abs() > 0.01),
+        "{priors:?}"
+    );
+    // The noise floor: every prior keeps at least (1 - eps) of its uniform value.
+    assert!(priors.iter().all(|p| *p >= 0.75 / 9.0 - 1e-6), "{priors:?}");
+    check_inner_uniform(&tree);
+
+    // After advancing, the new root gets fresh noise at the next search step.
+    let a = tree.choose_action(0.0, &mut rng()).unwrap();
+    tree.advance(a).unwrap();
+    let before: Vec<f32> = tree.root_children().iter().map(|c| c.prior).collect();
+    assert!(before.iter().all(|p| close(*p, 1.0 / 8.0)));
+    let target = tree.visits() + 50;
+    run_batched(
+        std::slice::from_mut(&mut tree),
+        &mut UniformEvaluator,
+        target,
+        8,
+        &mut rng(),
+    );
+    let after: Vec<f32> = tree.root_children().iter().map(|c| c.prior).collect();
+    assert!(
+        after.iter().any(|p| (p - 1.0 / 8.0).abs() > 0.01),
+        "{after:?}"
+    );
+    check_inner_uniform(&tree);
+
+    // No noise when epsilon is 0.
+    let quiet_tree = search(
+        &TicTacToe::start(),
+        &mut UniformEvaluator,
+        &quiet(),
+        300,
+        &mut rng(),
+    );
+    assert!(quiet_tree
+        .root_children()
+        .iter()
+        .all(|c| close(c.prior, 1.0 / 9.0)));
+}
+
+#[test]
+fn choose_action_by_temperature() {
+    let tree = search(
+        &TicTacToe::start(),
+        &mut UniformEvaluator,
+        &quiet(),
+        400,
+        &mut rng(),
+    );
+    let kids = tree.root_children();
+    let max = kids.iter().map(|c| c.visits).max().unwrap();
+    let best = kids.iter().find(|c| c.visits == max).unwrap().action;
+    let mut r = rng();
+    assert_eq!(tree.choose_action(0.0, &mut r), Some(best));
+    assert_eq!(tree.choose_action(f32::NAN, &mut r), Some(best));
+
+    // Temperature 1: frequencies follow visit counts; 0.5: visits squared.
+    for (t, power) in [(1.0f32, 1), (0.5, 2)] {
+        let draws = 40_000;
+        let mut counts = [0u32; 9];
+        for _ in 0..draws {
+            counts[tree.choose_action(t, &mut r).unwrap() as usize] += 1;
+        }
+        let weights: Vec<f64> = kids
+            .iter()
+            .map(|c| f64::from(c.visits).powi(power))
+            .collect();
+        let total: f64 = weights.iter().sum();
+        for (c, w) in kids.iter().zip(&weights) {
+            let freq = f64::from(counts[c.action as usize]) / f64::from(draws);
+            assert!(
+                (freq - w / total).abs() < 0.01,
+                "t={t} action {}: {freq} vs {}",
+                c.action,
+                w / total
+            );
+        }
+    }
+}
+
+#[test]
+fn stop_check_between_steps() {
+    let mut trees = vec![Mcts::new(TicTacToe::start(), &quiet())];
+    let steps = run_batched_until(
+        &mut trees,
+        &mut UniformEvaluator,
+        1000,
+        8,
+        &mut rng(),
+        || true,
+    );
+    assert_eq!((steps, trees[0].visits()), (0, 0));
+    let flag = std::sync::atomic::AtomicBool::new(false);
+    let mut calls = 0;
+    let steps = run_batched_until(
+        &mut trees,
+        &mut UniformEvaluator,
+        1000,
+        8,
+        &mut rng(),
+        || {
+            calls += 1;
+            if calls == 4 {
+                flag.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            flag.load(std::sync::atomic::Ordering::Relaxed)
+        },
+    );
+    // Steps of 1, 8, 8 leaves, then stopped.
+    assert_eq!(steps, 3);
+    assert_eq!(trees[0].visits(), 17);
+    assert_eq!(trees[0].num_pending(), 0);
+}
+
+#[test]
+fn fpu_prefers_a_good_visited_child_over_unvisited_ones() {
+    // With a huge FPU reduction, once one child looks fine the search stays on it.
+    let greedy = SearchConfig {
+        fpu_reduction: 1.0,
+        c_puct: 0.1,
+        ..quiet()
+    };
+    let mut tree = Mcts::new(TicTacToe::start(), &greedy);
+    run_one_by_one(&mut tree, &mut UniformEvaluator, 20);
+    let visited = tree.root_children().iter().filter(|c| c.visits > 0).count();
+    assert_eq!(visited, 1);
+    // With no reduction and the draw value, unvisited children (Q = parent Q = 0)
+    // beat a visited one once its exploration bonus shrinks: all nine get a visit.
+    let wide = SearchConfig {
+        fpu_reduction: 0.0,
+        ..quiet()
+    };
+    let mut tree = Mcts::new(TicTacToe::start(), &wide);
+    run_one_by_one(&mut tree, &mut UniformEvaluator, 10);
+    assert!(tree.root_children().iter().all(|c| c.visits == 1));
+}
+
+#[test]
+fn rollout_evaluator_values() {
+    let mut eval = RolloutEvaluator::new(50, 100, StdRng::seed_from_u64(1));
+    // Pile 1: the mover takes it and wins; pile 2 with random play: the
+    // mover wins by taking 2 (1/2) or after taking 1 the opponent wins.
+    let one = Subtract::new(1);
+    let two = Subtract::new(2);
+    let positions = [&one, &two];
+    let legal: [&[u8]; 2] = [&[1], &[1, 2]];
+    let mut priors = [0.0; 3];
+    let mut wdl = [[0.0; 3]; 2];
+    eval.evaluate(&positions, &legal, &mut priors, &mut wdl);
+    assert_eq!(priors, [1.0, 0.5, 0.5]);
+    assert_eq!(wdl[0], [1.0, 0.0, 0.0]);
+    assert!(close(wdl[1][0] + wdl[1][2], 1.0));
+    assert!((wdl[1][0] - 0.5).abs() < 0.25, "{:?}", wdl[1]);
+    // A ply cap of 0 makes every unfinished playout a draw.
+    let mut capped = RolloutEvaluator::new(3, 0, StdRng::seed_from_u64(1));
+    capped.evaluate(&positions, &legal, &mut priors, &mut wdl);
+    assert_eq!(wdl, [DRAW_WDL, DRAW_WDL]);
+}
+
+/// Non-alternating turns on a real (if tiny) game: the move chosen has the
+/// exact minimax value, computed by comparing sides, for every pile (9 of
+/// these 11 piles have both winning and losing moves).
+#[test]
+fn extra_turn_game_played_perfectly() {
+    for pile in 2..=12u8 {
+        let best = ExtraTurn::solve(pile);
+        let tree = search(
+            &ExtraTurn::new(pile),
+            &mut UniformEvaluator,
+            &quiet(),
+            3000,
+            &mut rng(),
+        );
+        let a = tree.choose_action(0.0, &mut rng()).unwrap();
+        assert_eq!(
+            ExtraTurn::action_value(pile, a),
+            best,
+            "pile {pile}: chose {a}, {:?}",
+            tree.root_children()
+        );
+        let q = tree
+            .root_children()
+            .iter()
+            .find(|c| c.action == a)
+            .unwrap()
+            .q
+            .unwrap();
+        // Deeper piles need more than 3000 simulations for Q to converge.
+        if pile <= 10 {
+            assert!(q * best > 0.8, "pile {pile}: q {q}, exact {best}");
+        }
+    }
+}
+
+/// Tree invariants after any batched search: exact visit totals, no
+/// leftover virtual loss, and every expanded node's visits equal one (its
+/// own evaluation) plus its children's.
+fn check_invariants<G: Game>(tree: &Mcts<G>, sims: u32) {
+    assert_eq!(tree.visits(), sims);
+    assert_eq!(tree.num_pending(), 0);
+    for n in tree.nodes() {
+        assert_eq!(n.in_flight, 0);
+        assert!(n.win_sum + n.loss_sum <= n.visits as f32 + 1e-3);
+        match n.kind {
+            NodeKind::Expanded => {
+                let sum: u32 = n.children().map(|c| tree.nodes()[c].visits).sum();
+                assert_eq!(n.visits, sum + 1);
+            }
+            NodeKind::Unexpanded => assert_eq!(n.visits, 0),
+            _ => {}
+        }
+    }
+    assert!(close(tree.root_wdl().iter().sum(), 1.0));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(48))]
+    #[test]
+    fn batched_search_invariants(
+        sims in 1u32..400,
+        leaves in 1usize..20,
+        vl in 0.0f32..3.0,
+        fpu in 0.0f32..1.0,
+        eps in 0.0f32..1.0,
+        pile in 1u8..15,
+        seed in 0u64..1000,
+    ) {
+        let config = SearchConfig { virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, ..SearchConfig::default() };
+        let mut r = StdRng::seed_from_u64(seed);
+        let mut trees = vec![
+            Mcts::new(TicTacToe::start(), &config),
+            Mcts::new(TicTacToe::from_board("xo.x.o..."), &config),
+        ];
+        run_batched(&mut trees, &mut UniformEvaluator, sims, leaves, &mut r);
+        for t in &trees {
+            check_invariants(t, sims);
+        }
+        let mut extra = vec![Mcts::new(ExtraTurn::new(pile), &config)];
+        let mut eval = RolloutEvaluator::new(2, 50, StdRng::seed_from_u64(seed));
+        run_batched(&mut extra, &mut eval, sims, leaves, &mut r);
+        check_invariants(&extra[0], sims);
+        // Reuse keeps the invariants, with the kept visits as the new total.
+        if let Some(a) = extra[0].choose_action(1.0, &mut r) {
+            let kept = extra[0].root_children().iter().find(|c| c.action == a).map_or(0, |c| c.visits);
+            extra[0].advance(a).unwrap();
+            if !extra[0].is_terminal() {
+                check_invariants(&extra[0], kept);
+                run_batched(&mut extra, &mut eval, kept + 20, leaves, &mut r);
+                check_invariants(&extra[0], kept + 20);
+            }
+        }
+    }
+}
