@@ -12,7 +12,9 @@
 
 use rules::Game;
 
+pub mod chess;
 pub mod symmetry;
+pub use chess::ChessPolicy;
 pub use symmetry::{transform_input, transform_policy_index};
 
 /// Network encoding of a variant. Squares are numbered `rank * W + file`

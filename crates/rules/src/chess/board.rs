@@ -49,9 +49,9 @@ impl<V: ChessVariant> Board<V> {
         self.colours[0] | self.colours[1]
     }
 
-    /// Squares of colour `c`'s pieces of kind `p`.
+    /// Squares of colour `c`'s (0 White, 1 Black) pieces of kind `p`.
     #[inline(always)]
-    pub(crate) fn pieces(&self, c: usize, p: Piece) -> V::B {
+    pub fn pieces(&self, c: usize, p: Piece) -> V::B {
         self.colours[c & 1] & self.kinds[p as usize]
     }
 
