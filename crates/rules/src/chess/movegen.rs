@@ -38,7 +38,7 @@ pub trait Sink<B: Bits> {
         }
     }
     /// Number of moves received so far.
-    fn len(&self) -> usize;
+    fn pushed(&self) -> usize;
 }
 
 impl<B: Bits> Sink<B> for Vec<Move> {
@@ -47,8 +47,8 @@ impl<B: Bits> Sink<B> for Vec<Move> {
         Vec::push(self, m);
     }
     #[inline(always)]
-    fn len(&self) -> usize {
-        Vec::len(self)
+    fn pushed(&self) -> usize {
+        self.len()
     }
 }
 
@@ -70,7 +70,7 @@ impl<B: Bits> Sink<B> for Counter {
         self.0 += (targets.count() as usize) << (2 * promote as usize);
     }
     #[inline(always)]
-    fn len(&self) -> usize {
+    fn pushed(&self) -> usize {
         self.0
     }
 }
@@ -141,9 +141,9 @@ impl<V: ChessVariant> Board<V> {
         let t = V::tables();
         let cx = self.ctx(t);
         if V::MANDATORY_CAPTURE {
-            let before = sink.len();
+            let before = sink.pushed();
             self.gen_phase::<S, true, false>(t, &cx, sink);
-            if sink.len() == before {
+            if sink.pushed() == before {
                 self.gen_phase::<S, false, true>(t, &cx, sink);
             }
         } else {

@@ -168,8 +168,8 @@ impl<B: Bits> Tables<B> {
                     cr += dr;
                 }
             }
-            for c in 0..2 {
-                let up = if pawn_up[c] { 1 } else { -1 };
+            for (c, &moves_up) in pawn_up.iter().enumerate() {
+                let up = if moves_up { 1 } else { -1 };
                 for df in [-1, 1] {
                     if let Some(to) = at(f + df, r + up) {
                         t.pawn_attacks[c][sq] |= B::bit(to);
