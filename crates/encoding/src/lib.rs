@@ -12,8 +12,10 @@
 
 use rules::Game;
 
+pub mod chess;
 pub mod shakti;
 pub mod symmetry;
+pub use chess::ChessPolicy;
 pub use symmetry::{transform_input, transform_policy_index};
 
 /// Network encoding of a variant. Squares are numbered `rank * W + file`

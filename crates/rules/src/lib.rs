@@ -8,6 +8,8 @@
 //! Turns need not alternate (Shakti passes, Loki's multi-part actions), so
 //! callers must always ask [`Game::side_to_move`] instead of assuming parity.
 
+pub mod bitset;
+pub mod chess;
 pub mod game;
 pub mod geometry;
 pub mod perft;
@@ -16,6 +18,7 @@ pub mod zobrist;
 
 pub mod shakti;
 
+pub use chess::{Losers, Viking};
 pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide};
