@@ -15,8 +15,10 @@ pub mod variant;
 pub mod zobrist;
 
 pub mod shakti;
+pub mod tafl;
 
 pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide};
+pub use tafl::{Hnefatafl, Loki};
 pub use variant::VariantId;
