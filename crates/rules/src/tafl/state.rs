@@ -132,10 +132,12 @@ impl Tafl {
             match self.cells[sq] {
                 Some(p)
                     if p.side == self.side && p.kind != Kind::King && p.kind != Kind::Wizard => {}
-                _ => return Err(PositionError::Illegal(format!(
+                _ => {
+                    return Err(PositionError::Illegal(format!(
                     "frozen square {} must hold a non-king, non-Wizard piece of the side to move",
                     GEOMETRY.name(sq)
-                ))),
+                )))
+                }
             }
         }
         Ok(())

@@ -128,3 +128,57 @@ pub fn check_oracle<G: TaflGame>(file: &str) -> usize {
     }
     n
 }
+
+/// Position text from a piece list like `"Kf6 sd4 Se5"` (piece letter,
+/// square) and the remaining fields (`"a"`, `"d 3333/3333 -"`).
+pub fn setup(pieces: &str, rest: &str) -> String {
+    let g = rules::Geometry::new(11, 11);
+    let mut cells: Vec<Option<char>> = vec![None; 121];
+    for p in pieces.split_whitespace() {
+        let sq = g
+            .parse_square(&p[1..])
+            .unwrap_or_else(|| panic!("square in {p}"));
+        cells[sq] = p.chars().next();
+    }
+    format!("{} {rest}", g.format_board(&cells, |c| c))
+}
+
+/// One table row: start position, tokens played, and the exact expected
+/// position text, outcome and (when given) sorted legal turn tokens.
+pub struct Case<'a> {
+    pub ruling: &'a str,
+    pub start: String,
+    pub moves: &'a [&'a str],
+    pub fen: String,
+    pub outcome: Option<Outcome>,
+    pub legal: Option<&'a [&'a str]>,
+}
+
+/// Run a table of cases.
+pub fn run_cases<G: TaflGame>(cases: &[Case]) {
+    for c in cases {
+        let mut g: G = pos(&c.start);
+        play_tokens(&mut g, c.moves);
+        assert_eq!(g.to_text(), c.fen, "{}", c.ruling);
+        assert_eq!(g.outcome(), c.outcome, "{}", c.ruling);
+        if let Some(legal) = c.legal {
+            let mut expected: Vec<String> = legal.iter().map(|s| s.to_string()).collect();
+            expected.sort();
+            assert_eq!(turn_tokens(&g), expected, "{}", c.ruling);
+        }
+        assert_eq!(
+            atomic_turn_tokens(&g),
+            turn_tokens(&g),
+            "{} (atomic)",
+            c.ruling
+        );
+    }
+}
+
+/// Sorted legal turn tokens starting with `prefix`.
+pub fn tokens_with<G: TaflGame>(game: &G, prefix: &str) -> Vec<String> {
+    turn_tokens(game)
+        .into_iter()
+        .filter(|t| t.starts_with(prefix))
+        .collect()
+}
