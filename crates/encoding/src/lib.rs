@@ -13,6 +13,7 @@
 use rules::Game;
 
 pub mod symmetry;
+pub mod tafl;
 pub use symmetry::{transform_input, transform_policy_index};
 
 /// Network encoding of a variant. Squares are numbered `rank * W + file`

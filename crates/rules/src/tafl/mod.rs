@@ -34,5 +34,5 @@ pub mod turn;
 pub use action::{turn_text, TaflAction};
 pub use games::{Hnefatafl, Loki, HNEFATAFL_START, LOKI_START};
 pub use perft::{perft_atomic, perft_turns};
-pub use state::Tafl;
+pub use state::{Pending, Tafl};
 pub use turn::Turn;

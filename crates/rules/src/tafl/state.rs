@@ -155,6 +155,38 @@ impl Tafl {
         }
     }
 
+    /// Contents of `sq` (`rank * 11 + file`); `None` when empty or off the board.
+    pub fn piece_at(&self, sq: usize) -> Option<Piece> {
+        self.cells.get(sq).copied().flatten()
+    }
+
+    /// The side to move.
+    pub fn side(&self) -> Player {
+        self.side
+    }
+
+    /// Set of frozen pieces (bit `sq`): they belong to the side to move and
+    /// cannot act this turn (`shared/RULES.md` §4, Freeze).
+    pub fn frozen(&self) -> u128 {
+        self.frozen
+    }
+
+    /// The pending first part of a split turn.
+    pub fn pending(&self) -> Pending {
+        self.pending
+    }
+
+    /// Remaining uses of `power` ([`EXCHANGE`], [`COMMAND`], [`FREEZE`],
+    /// [`HOP`]) for `side`.
+    pub fn uses(&self, side: Player, power: usize) -> u8 {
+        self.powers[side.index()].get(power).copied().unwrap_or(0)
+    }
+
+    /// True when some turn is refused by the repetition ban for either side.
+    pub fn has_refusals(&self) -> bool {
+        !self.banned.is_empty()
+    }
+
     /// Square of the king, if on the board.
     pub fn king_square(&self) -> Option<usize> {
         self.cells
