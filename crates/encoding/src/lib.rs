@@ -16,6 +16,7 @@ pub mod chess;
 pub mod shakti;
 pub mod symmetry;
 pub use chess::ChessPolicy;
+pub mod tafl;
 pub use symmetry::{transform_input, transform_policy_index};
 
 /// Network encoding of a variant. Squares are numbered `rank * W + file`

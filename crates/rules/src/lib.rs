@@ -17,12 +17,14 @@ pub mod variant;
 pub mod zobrist;
 
 pub mod shakti;
+pub mod tafl;
 
 pub use chess::{Losers, Viking};
 pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide};
 pub use shakti::{Shakti, ShaktiAction};
+pub use tafl::{Hnefatafl, Loki};
 pub use variant::VariantId;
 
 /// Run `$body` with the type alias `$G` bound to the game type of the
@@ -38,7 +40,23 @@ macro_rules! with_variant {
     ($variant:expr, $G:ident => $body:expr, else $missing:expr) => {
         match $variant {
             $crate::VariantId::Shakti => {
-                type $G = $crate::shakti::Shakti;
+                type $G = $crate::Shakti;
+                $body
+            }
+            $crate::VariantId::Losers => {
+                type $G = $crate::Losers;
+                $body
+            }
+            $crate::VariantId::Viking => {
+                type $G = $crate::Viking;
+                $body
+            }
+            $crate::VariantId::Hnefatafl => {
+                type $G = $crate::Hnefatafl;
+                $body
+            }
+            $crate::VariantId::Loki => {
+                type $G = $crate::Loki;
                 $body
             }
             #[allow(unreachable_patterns)]
