@@ -46,35 +46,90 @@ fn trains_exports_reloads_and_plays() {
     let tmp = tempfile::tempdir().unwrap();
     let config = write_config(tmp.path(), TINY);
     let run = tmp.path().join("run");
-    let out = lokizero(&["train", "--config", &config, "--run-dir", run.to_str().unwrap(), "--quiet"]);
-    assert!(out.status.success(), "train failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = lokizero(&[
+        "train",
+        "--config",
+        &config,
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "train failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let bundle = run.join("checkpoints/gen-000002");
     assert!(bundle.join("model.safetensors").exists() && bundle.join("model.json").exists());
-    let meta: serde_json::Value = serde_json::from_slice(&std::fs::read(bundle.join("model.json")).unwrap()).unwrap();
+    let meta: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bundle.join("model.json")).unwrap()).unwrap();
     assert_eq!(meta["variant"], "shakti");
     assert_eq!(meta["generation"], 2);
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
-    assert_eq!(metrics.lines().count(), 2, "one metrics line per generation");
+    assert_eq!(
+        metrics.lines().count(),
+        2,
+        "one metrics line per generation"
+    );
 
-    let out = lokizero(&["play", "--model", bundle.to_str().unwrap(), "--vs", "random", "--games", "2", "--simulations", "4", "--json"]);
-    assert!(out.status.success(), "play failed: {}", String::from_utf8_lossy(&out.stderr));
+    let out = lokizero(&[
+        "play",
+        "--model",
+        bundle.to_str().unwrap(),
+        "--vs",
+        "random",
+        "--games",
+        "2",
+        "--simulations",
+        "4",
+        "--json",
+    ]);
+    assert!(
+        out.status.success(),
+        "play failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(summary["games"], 2);
-    let total = summary["wins"].as_u64().unwrap() + summary["draws"].as_u64().unwrap() + summary["losses"].as_u64().unwrap();
+    let total = summary["wins"].as_u64().unwrap()
+        + summary["draws"].as_u64().unwrap()
+        + summary["losses"].as_u64().unwrap();
     assert_eq!(total, 2);
 
     // Re-running the finished run does no more work and keeps every bundle.
-    let out = lokizero(&["train", "--config", &config, "--run-dir", run.to_str().unwrap(), "--quiet"]);
+    let out = lokizero(&[
+        "train",
+        "--config",
+        &config,
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]);
     assert!(out.status.success());
-    assert_eq!(std::fs::read_to_string(run.join("metrics.jsonl")).unwrap(), metrics);
+    assert_eq!(
+        std::fs::read_to_string(run.join("metrics.jsonl")).unwrap(),
+        metrics
+    );
 }
 
 #[test]
 fn wrong_variant_and_corrupt_bundles_are_clear_errors() {
     let tmp = tempfile::tempdir().unwrap();
-    let config = write_config(tmp.path(), &TINY.replace("generations = 2", "generations = 1"));
+    let config = write_config(
+        tmp.path(),
+        &TINY.replace("generations = 2", "generations = 1"),
+    );
     let run = tmp.path().join("run");
-    assert!(lokizero(&["train", "--config", &config, "--run-dir", run.to_str().unwrap(), "--quiet"]).status.success());
+    assert!(lokizero(&[
+        "train",
+        "--config",
+        &config,
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--quiet"
+    ])
+    .status
+    .success());
     let bundle = run.join("checkpoints/gen-000001");
     let weights = bundle.join("model.safetensors");
     let bytes = std::fs::read(&weights).unwrap();
@@ -85,7 +140,9 @@ fn wrong_variant_and_corrupt_bundles_are_clear_errors() {
     assert!(err.contains("checksum mismatch"), "{err}");
 
     let meta_path = bundle.join("model.json");
-    let meta = std::fs::read_to_string(&meta_path).unwrap().replace("\"shakti\"", "\"losers\"");
+    let meta = std::fs::read_to_string(&meta_path)
+        .unwrap()
+        .replace("\"shakti\"", "\"losers\"");
     std::fs::write(&meta_path, meta).unwrap();
     let out = lokizero(&["play", "--model", bundle.to_str().unwrap(), "--games", "1"]);
     assert!(!out.status.success());
@@ -96,7 +153,10 @@ fn wrong_variant_and_corrupt_bundles_are_clear_errors() {
 #[test]
 fn sigkill_mid_generation_then_resume_loses_nothing() {
     let tmp = tempfile::tempdir().unwrap();
-    let config = write_config(tmp.path(), &TINY.replace("generations = 2", "generations = 3"));
+    let config = write_config(
+        tmp.path(),
+        &TINY.replace("generations = 2", "generations = 3"),
+    );
     let run = tmp.path().join("run");
     let run_s = run.to_str().unwrap();
     // Kill the run at several moments, each time after it made progress.
@@ -118,11 +178,28 @@ fn sigkill_mid_generation_then_resume_loses_nothing() {
         let _ = child.wait();
     }
     let out = lokizero(&["train", "--config", &config, "--run-dir", run_s, "--quiet"]);
-    assert!(out.status.success(), "resume failed: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "resume failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for g in 0..=3 {
         let bundle = run.join(format!("checkpoints/gen-{g:06}"));
-        let out = lokizero(&["play", "--model", bundle.to_str().unwrap(), "--games", "1", "--simulations", "2", "--json"]);
-        assert!(out.status.success(), "generation {g} bundle does not load: {}", String::from_utf8_lossy(&out.stderr));
+        let out = lokizero(&[
+            "play",
+            "--model",
+            bundle.to_str().unwrap(),
+            "--games",
+            "1",
+            "--simulations",
+            "2",
+            "--json",
+        ]);
+        assert!(
+            out.status.success(),
+            "generation {g} bundle does not load: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
     let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
     for line in metrics.lines() {
@@ -131,6 +208,9 @@ fn sigkill_mid_generation_then_resume_loses_nothing() {
     // No temporary files left where a reader would mistake them for data.
     for entry in std::fs::read_dir(run.join("replay")).unwrap() {
         let name = entry.unwrap().file_name().into_string().unwrap();
-        assert!(name.starts_with("gen-") || name.starts_with(".tmp-"), "unexpected file {name}");
+        assert!(
+            name.starts_with("gen-") || name.starts_with(".tmp-"),
+            "unexpected file {name}"
+        );
     }
 }

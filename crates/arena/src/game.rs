@@ -18,7 +18,12 @@ pub struct GameResult {
 /// Play `start` to the end (or `ply_cap` actions: a draw by adjudication)
 /// with `first` moving for [`Side::First`] and `second` for
 /// [`Side::Second`].
-pub fn play_game<G: Game>(start: &G, first: &mut dyn Player<G>, second: &mut dyn Player<G>, ply_cap: u32) -> GameResult {
+pub fn play_game<G: Game>(
+    start: &G,
+    first: &mut dyn Player<G>,
+    second: &mut dyn Player<G>,
+    ply_cap: u32,
+) -> GameResult {
     let mut game = start.clone();
     first.new_game();
     second.new_game();
@@ -28,10 +33,16 @@ pub fn play_game<G: Game>(start: &G, first: &mut dyn Player<G>, second: &mut dyn
             Side::First => first,
             Side::Second => second,
         };
-        let Some(action) = player.choose(&game) else { break };
+        let Some(action) = player.choose(&game) else {
+            break;
+        };
         actions.push(game.action_to_text(action));
         game.play(action);
     }
     let outcome = game.outcome();
-    GameResult { winner: outcome.and_then(|o| o.winner), outcome, actions }
+    GameResult {
+        winner: outcome.and_then(|o| o.winner),
+        outcome,
+        actions,
+    }
 }

@@ -62,7 +62,9 @@ where
     A: Fn(usize) -> Box<dyn Player<G>> + Sync,
     B: Fn(usize) -> Box<dyn Player<G>> + Sync,
 {
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(concurrency.max(1)).build();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(concurrency.max(1))
+        .build();
     let run = || {
         (0..games)
             .into_par_iter()
@@ -75,7 +77,11 @@ where
                 } else {
                     play_game(&start, b.as_mut(), a.as_mut(), ply_cap)
                 };
-                MatchGame { index: i, a_first, result }
+                MatchGame {
+                    index: i,
+                    a_first,
+                    result,
+                }
             })
             .collect::<Vec<_>>()
     };

@@ -26,7 +26,9 @@ pub struct RandomPlayer {
 impl RandomPlayer {
     /// A random player with its own seed.
     pub fn new(seed: u64) -> Self {
-        RandomPlayer { rng: SmallRng::seed_from_u64(seed) }
+        RandomPlayer {
+            rng: SmallRng::seed_from_u64(seed),
+        }
     }
 }
 
@@ -55,7 +57,13 @@ pub struct MctsPlayer<G: Game, E: Evaluator<G>> {
 
 impl<G: Game, E: Evaluator<G> + Send> MctsPlayer<G, E> {
     /// A search player. `config`'s root noise is switched off.
-    pub fn new(name: impl Into<String>, evaluator: E, config: &SearchConfig, simulations: u32, seed: u64) -> Self {
+    pub fn new(
+        name: impl Into<String>,
+        evaluator: E,
+        config: &SearchConfig,
+        simulations: u32,
+        seed: u64,
+    ) -> Self {
         let mut config = config.clone();
         config.dirichlet_epsilon = 0.0;
         MctsPlayer {
@@ -79,8 +87,14 @@ impl<G: Game, E: Evaluator<G> + Send> Player<G> for MctsPlayer<G, E> {
             0 => None,
             1 => Some(legal[0]),
             _ => {
-                let tree: Mcts<G> = search::search(game, &mut self.evaluator, &self.config, self.simulations, &mut self.rng);
-                Some(tree.choose_action(0.0, &mut self.rng))
+                let tree: Mcts<G> = search::search(
+                    game,
+                    &mut self.evaluator,
+                    &self.config,
+                    self.simulations,
+                    &mut self.rng,
+                );
+                tree.choose_action(0.0, &mut self.rng)
             }
         }
     }

@@ -12,7 +12,10 @@ use std::path::Path;
 /// Any I/O error (e.g. disk full); the previous content of `path`, if any,
 /// is left untouched.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir)?;
     tmp.write_all(bytes)?;
     tmp.as_file().sync_all()?;
@@ -30,13 +33,21 @@ pub fn replace_dir_atomic<E: From<std::io::Error>>(
     dir: &Path,
     fill: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Result<(), E> {
-    let parent = dir.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let parent = dir
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     std::fs::create_dir_all(parent)?;
-    let tmp = tempfile::Builder::new().prefix(".tmp-").tempdir_in(parent)?;
+    let tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempdir_in(parent)?;
     fill(tmp.path())?;
     let tmp_path = tmp.keep();
     if dir.exists() {
-        let old = tempfile::Builder::new().prefix(".old-").tempdir_in(parent)?.keep();
+        let old = tempfile::Builder::new()
+            .prefix(".old-")
+            .tempdir_in(parent)?
+            .keep();
         std::fs::remove_dir(&old)?;
         std::fs::rename(dir, &old)?;
         std::fs::rename(&tmp_path, dir)?;

@@ -59,7 +59,10 @@ pub struct BundleMeta {
 pub enum BundleError {
     /// File system error, with the path involved.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// `model.json` is not valid metadata.
     #[error("{path}: invalid bundle metadata: {reason}")]
     Meta { path: PathBuf, reason: String },
@@ -68,7 +71,11 @@ pub enum BundleError {
     Mismatch { path: PathBuf, reason: String },
     /// The weights do not match the recorded sha256 (truncated or altered).
     #[error("{path}: weights checksum mismatch (expected sha256 {expected}, found {found}); the file is truncated or corrupt")]
-    Checksum { path: PathBuf, expected: String, found: String },
+    Checksum {
+        path: PathBuf,
+        expected: String,
+        found: String,
+    },
     /// The safetensors content does not fit the network shape.
     #[error("{path}: cannot load weights: {reason}")]
     Weights { path: PathBuf, reason: String },
@@ -76,7 +83,10 @@ pub enum BundleError {
 
 impl From<std::io::Error> for BundleError {
     fn from(source: std::io::Error) -> Self {
-        BundleError::Io { path: PathBuf::new(), source }
+        BundleError::Io {
+            path: PathBuf::new(),
+            source,
+        }
     }
 }
 
@@ -88,7 +98,10 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 /// Serialize the weights of `net` to safetensors bytes.
 pub fn weights_bytes(net: &Net) -> Result<Vec<u8>, BundleError> {
     let mut store = SafetensorsStore::from_bytes(None);
-    let err = |e: &dyn std::fmt::Display| BundleError::Weights { path: PathBuf::new(), reason: e.to_string() };
+    let err = |e: &dyn std::fmt::Display| BundleError::Weights {
+        path: PathBuf::new(),
+        reason: e.to_string(),
+    };
     net.save_into(&mut store).map_err(|e| err(&e))?;
     store.get_bytes().map_err(|e| err(&e))
 }
@@ -120,14 +133,20 @@ pub fn save_bundle(dir: &Path, net: &Net, meta: &BundleMeta) -> Result<(), Bundl
     let weights = weights_bytes(net)?;
     let mut meta = meta.clone();
     meta.weights_sha256 = sha256_hex(&weights);
-    let json = serde_json::to_vec_pretty(&meta).map_err(|e| BundleError::Meta { path: dir.into(), reason: e.to_string() })?;
+    let json = serde_json::to_vec_pretty(&meta).map_err(|e| BundleError::Meta {
+        path: dir.into(),
+        reason: e.to_string(),
+    })?;
     replace_dir_atomic(dir, |tmp| {
         let io = |path: PathBuf| move |source| BundleError::Io { path, source };
         write_atomic(&tmp.join(WEIGHTS_FILE), &weights).map_err(io(dir.join(WEIGHTS_FILE)))?;
         write_atomic(&tmp.join(META_FILE), &json).map_err(io(dir.join(META_FILE)))
     })
     .map_err(|e| match e {
-        BundleError::Io { path, source } if path.as_os_str().is_empty() => BundleError::Io { path: dir.into(), source },
+        BundleError::Io { path, source } if path.as_os_str().is_empty() => BundleError::Io {
+            path: dir.into(),
+            source,
+        },
         other => other,
     })
 }
@@ -140,14 +159,32 @@ pub fn save_bundle(dir: &Path, net: &Net, meta: &BundleMeta) -> Result<(), Bundl
 /// fit `E`'s encoding.
 pub fn read_meta<E: Encode>(dir: &Path) -> Result<BundleMeta, BundleError> {
     let path = dir.join(META_FILE);
-    let text = std::fs::read(&path).map_err(|source| BundleError::Io { path: path.clone(), source })?;
-    let meta: BundleMeta = serde_json::from_slice(&text).map_err(|e| BundleError::Meta { path: path.clone(), reason: e.to_string() })?;
-    let mismatch = |reason: String| Err(BundleError::Mismatch { path: dir.into(), reason });
+    let text = std::fs::read(&path).map_err(|source| BundleError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let meta: BundleMeta = serde_json::from_slice(&text).map_err(|e| BundleError::Meta {
+        path: path.clone(),
+        reason: e.to_string(),
+    })?;
+    let mismatch = |reason: String| {
+        Err(BundleError::Mismatch {
+            path: dir.into(),
+            reason,
+        })
+    };
     if meta.format != BUNDLE_FORMAT || meta.format_version != BUNDLE_FORMAT_VERSION {
-        return mismatch(format!("format {} v{}, expected {BUNDLE_FORMAT} v{BUNDLE_FORMAT_VERSION}", meta.format, meta.format_version));
+        return mismatch(format!(
+            "format {} v{}, expected {BUNDLE_FORMAT} v{BUNDLE_FORMAT_VERSION}",
+            meta.format, meta.format_version
+        ));
     }
     if meta.variant != E::VARIANT.as_str() {
-        return mismatch(format!("bundle is for variant {:?}, but {:?} was requested", meta.variant, E::VARIANT.as_str()));
+        return mismatch(format!(
+            "bundle is for variant {:?}, but {:?} was requested",
+            meta.variant,
+            E::VARIANT.as_str()
+        ));
     }
     if meta.rules_version != E::RULES_VERSION || meta.encoding_version != E::ENCODING_VERSION {
         return mismatch(format!(
@@ -159,10 +196,20 @@ pub fn read_meta<E: Encode>(dir: &Path) -> Result<BundleMeta, BundleError> {
         ));
     }
     let s = &meta.shape;
-    if (s.input_planes, s.policy_planes, s.height, s.width) != (E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH) {
-        return mismatch(format!("network shape {s:?} does not fit the {} encoding", E::VARIANT));
+    if (s.input_planes, s.policy_planes, s.height, s.width)
+        != (E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH)
+    {
+        return mismatch(format!(
+            "network shape {s:?} does not fit the {} encoding",
+            E::VARIANT
+        ));
     }
-    if s.blocks > 64 || s.filters == 0 || s.filters > 1024 || s.value_hidden == 0 || s.value_hidden > 4096 {
+    if s.blocks > 64
+        || s.filters == 0
+        || s.filters > 1024
+        || s.value_hidden == 0
+        || s.value_hidden > 4096
+    {
         return mismatch(format!("implausible network shape {s:?}"));
     }
     Ok(meta)
@@ -173,15 +220,26 @@ pub fn read_meta<E: Encode>(dir: &Path) -> Result<BundleMeta, BundleError> {
 ///
 /// # Errors
 /// Any [`BundleError`]; nothing is loaded unless every check passes.
-pub fn load_bundle<E: Encode>(dir: &Path, device: &Device) -> Result<(Net, BundleMeta), BundleError> {
+pub fn load_bundle<E: Encode>(
+    dir: &Path,
+    device: &Device,
+) -> Result<(Net, BundleMeta), BundleError> {
     let meta = read_meta::<E>(dir)?;
     let path = dir.join(WEIGHTS_FILE);
-    let bytes = std::fs::read(&path).map_err(|source| BundleError::Io { path: path.clone(), source })?;
+    let bytes = std::fs::read(&path).map_err(|source| BundleError::Io {
+        path: path.clone(),
+        source,
+    })?;
     let found = sha256_hex(&bytes);
     if found != meta.weights_sha256 {
-        return Err(BundleError::Checksum { path, expected: meta.weights_sha256.clone(), found });
+        return Err(BundleError::Checksum {
+            path,
+            expected: meta.weights_sha256.clone(),
+            found,
+        });
     }
-    let net = net_from_weights(&meta.shape, bytes, device).map_err(|reason| BundleError::Weights { path, reason })?;
+    let net = net_from_weights(&meta.shape, bytes, device)
+        .map_err(|reason| BundleError::Weights { path, reason })?;
     Ok((net, meta))
 }
 
@@ -210,8 +268,23 @@ pub fn net_from_weights(shape: &NetShape, bytes: Vec<u8>, device: &Device) -> Re
 /// `model.json` or an unknown variant id.
 pub fn peek_variant(dir: &Path) -> Result<rules::VariantId, BundleError> {
     let path = dir.join(META_FILE);
-    let text = std::fs::read(&path).map_err(|source| BundleError::Io { path: path.clone(), source })?;
-    let value: serde_json::Value = serde_json::from_slice(&text).map_err(|e| BundleError::Meta { path: path.clone(), reason: e.to_string() })?;
-    let variant = value.get("variant").and_then(|v| v.as_str()).unwrap_or_default();
-    variant.parse().map_err(|e: rules::variant::UnknownVariant| BundleError::Meta { path, reason: e.to_string() })
+    let text = std::fs::read(&path).map_err(|source| BundleError::Io {
+        path: path.clone(),
+        source,
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_slice(&text).map_err(|e| BundleError::Meta {
+            path: path.clone(),
+            reason: e.to_string(),
+        })?;
+    let variant = value
+        .get("variant")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default();
+    variant
+        .parse()
+        .map_err(|e: rules::variant::UnknownVariant| BundleError::Meta {
+            path,
+            reason: e.to_string(),
+        })
 }

@@ -17,7 +17,11 @@ pub fn device_from_name(name: &str) -> Result<Device, String> {
         #[cfg(feature = "cuda")]
         "cuda" | "gpu" => Ok(Device::cuda(0)),
         #[cfg(not(feature = "cuda"))]
-        "cuda" | "gpu" => Err("this build has no GPU backend: rebuild with `--features cuda`".to_string()),
-        other => Err(format!("unknown device {other:?}; expected one of: {DEVICE_NAMES}")),
+        "cuda" | "gpu" => {
+            Err("this build has no GPU backend: rebuild with `--features cuda`".to_string())
+        }
+        other => Err(format!(
+            "unknown device {other:?}; expected one of: {DEVICE_NAMES}"
+        )),
     }
 }

@@ -27,7 +27,13 @@ impl<E: Encode> NetEvaluator<E> {
     /// statistics) for evaluation on `device`.
     pub fn new(net: Net, device: Device) -> Self {
         let net = net.valid().to_device(&device.clone().without_autodiff());
-        NetEvaluator { net, device: device.without_autodiff(), input: Vec::new(), evaluated: 0, _game: PhantomData }
+        NetEvaluator {
+            net,
+            device: device.without_autodiff(),
+            input: Vec::new(),
+            evaluated: 0,
+            _game: PhantomData,
+        }
     }
 
     /// Run the network on `positions`: returns (policy logits `[B * P*H*W]`,
@@ -39,19 +45,30 @@ impl<E: Encode> NetEvaluator<E> {
         for (chunk, p) in self.input.chunks_exact_mut(n).zip(positions) {
             p.encode(chunk);
         }
-        let data = TensorData::new(self.input.clone(), [b, E::INPUT_PLANES, E::HEIGHT, E::WIDTH]);
+        let data = TensorData::new(
+            self.input.clone(),
+            [b, E::INPUT_PLANES, E::HEIGHT, E::WIDTH],
+        );
         let (policy, value) = self.net.forward(Tensor::<4>::from_data(data, &self.device));
         let wdl = softmax(value, 1);
-        let logits = policy.into_data().into_vec::<f32>().unwrap_or_default();
-        let wdl_flat = wdl.into_data().into_vec::<f32>().unwrap_or_default();
-        let wdl = wdl_flat.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect();
+        let logits = policy.into_data().try_into_vec::<f32>().unwrap_or_default();
+        let wdl_flat = wdl.into_data().try_into_vec::<f32>().unwrap_or_default();
+        let wdl = wdl_flat
+            .chunks_exact(3)
+            .map(|c| [c[0], c[1], c[2]])
+            .collect();
         self.evaluated += b as u64;
         (logits, wdl)
     }
 }
 
 /// Softmax of `logits[index(a)]` over the legal actions, written to `out`.
-pub fn masked_softmax<E: Encode>(position: &E, legal: &[E::Action], logits: &[f32], out: &mut [f32]) {
+pub fn masked_softmax<E: Encode>(
+    position: &E,
+    legal: &[E::Action],
+    logits: &[f32],
+    out: &mut [f32],
+) {
     let mut max = f32::NEG_INFINITY;
     for (o, &a) in out.iter_mut().zip(legal) {
         *o = logits.get(position.policy_index(a)).copied().unwrap_or(0.0);
@@ -68,7 +85,13 @@ pub fn masked_softmax<E: Encode>(position: &E, legal: &[E::Action], logits: &[f3
 }
 
 impl<E: Encode> Evaluator<E> for NetEvaluator<E> {
-    fn evaluate(&mut self, positions: &[&E], legal: &[&[E::Action]], priors: &mut [f32], wdl: &mut [Wdl]) {
+    fn evaluate(
+        &mut self,
+        positions: &[&E],
+        legal: &[&[E::Action]],
+        priors: &mut [f32],
+        wdl: &mut [Wdl],
+    ) {
         let (logits, values) = self.forward(positions);
         let plen = E::policy_len();
         let mut offset = 0;

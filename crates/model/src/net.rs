@@ -57,9 +57,16 @@ impl NetShape {
 }
 
 fn conv(input: usize, output: usize, kernel: usize, device: &Device) -> Conv2d {
-    let padding = if kernel == 1 { PaddingConfig2d::Valid } else { PaddingConfig2d::Same };
+    let padding = if kernel == 1 {
+        PaddingConfig2d::Valid
+    } else {
+        PaddingConfig2d::Same
+    };
     // No bias: every conv is followed by batch norm, which has its own shift.
-    Conv2dConfig::new([input, output], [kernel, kernel]).with_padding(padding).with_bias(false).init(device)
+    Conv2dConfig::new([input, output], [kernel, kernel])
+        .with_padding(padding)
+        .with_bias(false)
+        .init(device)
 }
 
 /// Conv + batch norm + optional ReLU.
@@ -71,7 +78,10 @@ pub struct ConvBn {
 
 impl ConvBn {
     fn new(input: usize, output: usize, kernel: usize, device: &Device) -> Self {
-        ConvBn { conv: conv(input, output, kernel, device), bn: BatchNormConfig::new(output).init(device) }
+        ConvBn {
+            conv: conv(input, output, kernel, device),
+            bn: BatchNormConfig::new(output).init(device),
+        }
     }
 
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
@@ -109,15 +119,20 @@ impl Net {
     /// A freshly initialised network of the given shape on `device`.
     pub fn new(shape: &NetShape, device: &Device) -> Self {
         let f = shape.filters;
-        let blocks =
-            (0..shape.blocks).map(|_| ResBlock { first: ConvBn::new(f, f, 3, device), second: ConvBn::new(f, f, 3, device) }).collect();
+        let blocks = (0..shape.blocks)
+            .map(|_| ResBlock {
+                first: ConvBn::new(f, f, 3, device),
+                second: ConvBn::new(f, f, 3, device),
+            })
+            .collect();
         Net {
             stem: ConvBn::new(shape.input_planes, f, 3, device),
             blocks,
             policy_hidden: ConvBn::new(f, f, 3, device),
             policy_out: Conv2dConfig::new([f, shape.policy_planes], [1, 1]).init(device),
             value_conv: ConvBn::new(f, 2, 1, device),
-            value_fc: LinearConfig::new(2 * shape.height * shape.width, shape.value_hidden).init(device),
+            value_fc: LinearConfig::new(2 * shape.height * shape.width, shape.value_hidden)
+                .init(device),
             value_out: LinearConfig::new(shape.value_hidden, 3).init(device),
         }
     }
@@ -129,7 +144,10 @@ impl Net {
         for block in &self.blocks {
             x = block.forward(x);
         }
-        let policy = self.policy_out.forward(relu(self.policy_hidden.forward(x.clone()))).flatten::<2>(1, 3);
+        let policy = self
+            .policy_out
+            .forward(relu(self.policy_hidden.forward(x.clone())))
+            .flatten::<2>(1, 3);
         let v = relu(self.value_conv.forward(x)).flatten::<2>(1, 3);
         let v = relu(self.value_fc.forward(v));
         (policy, self.value_out.forward(v))

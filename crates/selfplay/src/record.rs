@@ -54,18 +54,29 @@ impl GameRecord {
     /// # Errors
     /// A message if the start text does not parse or an action index is out
     /// of range (a record from other rules).
-    pub fn replay<G: Game>(&self, mut visit: impl FnMut(&G, &[G::Action], Option<&SearchTarget>)) -> Result<G, String> {
-        let mut game = G::from_text(&self.start).map_err(|e| format!("bad start position in record: {e}"))?;
+    pub fn replay<G: Game>(
+        &self,
+        mut visit: impl FnMut(&G, &[G::Action], Option<&SearchTarget>),
+    ) -> Result<G, String> {
+        let mut game =
+            G::from_text(&self.start).map_err(|e| format!("bad start position in record: {e}"))?;
         let mut legal = Vec::new();
         for (ply, &index) in self.actions.iter().enumerate() {
             game.legal_actions(&mut legal);
-            let action = *legal
-                .get(index as usize)
-                .ok_or_else(|| format!("record action {index} at ply {ply} out of range ({} legal)", legal.len()))?;
+            let action = *legal.get(index as usize).ok_or_else(|| {
+                format!(
+                    "record action {index} at ply {ply} out of range ({} legal)",
+                    legal.len()
+                )
+            })?;
             let target = self.targets.get(ply).and_then(|t| t.as_ref());
             if let Some(t) = target {
                 if t.policy.len() != legal.len() {
-                    return Err(format!("policy target at ply {ply} has {} entries, {} legal actions", t.policy.len(), legal.len()));
+                    return Err(format!(
+                        "policy target at ply {ply} has {} entries, {} legal actions",
+                        t.policy.len(),
+                        legal.len()
+                    ));
                 }
             }
             visit(&game, &legal, target);

@@ -39,7 +39,10 @@ pub struct Chunk {
 pub enum ReplayError {
     /// File-system error.
     #[error("{path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     /// Not a chunk, truncated, or corrupt.
     #[error("{path}: corrupt replay chunk: {reason}")]
     Corrupt { path: PathBuf, reason: String },
@@ -64,31 +67,47 @@ pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
 
 /// Decode chunk file bytes (checks magic and checksum).
 pub fn decode_chunk(bytes: &[u8], path: &Path) -> Result<Chunk, ReplayError> {
-    let corrupt = |reason: String| ReplayError::Corrupt { path: path.into(), reason };
+    let corrupt = |reason: String| ReplayError::Corrupt {
+        path: path.into(),
+        reason,
+    };
     if bytes.len() < 40 || &bytes[..8] != MAGIC {
-        return Err(corrupt(format!("{} bytes, missing the LZREPLAY header", bytes.len())));
+        return Err(corrupt(format!(
+            "{} bytes, missing the LZREPLAY header",
+            bytes.len()
+        )));
     }
     let payload = &bytes[40..];
     if Sha256::digest(payload).as_slice() != &bytes[8..40] {
         return Err(corrupt("checksum mismatch (truncated or altered)".into()));
     }
     let (chunk, used): (Chunk, usize) =
-        bincode::serde::decode_from_slice(payload, bincode_config()).map_err(|e| corrupt(e.to_string()))?;
+        bincode::serde::decode_from_slice(payload, bincode_config())
+            .map_err(|e| corrupt(e.to_string()))?;
     if used != payload.len() {
         return Err(corrupt(format!("{} trailing bytes", payload.len() - used)));
     }
     if chunk.version != CHUNK_VERSION {
-        return Err(ReplayError::Mismatch { path: path.into(), reason: format!("chunk version {}, expected {CHUNK_VERSION}", chunk.version) });
+        return Err(ReplayError::Mismatch {
+            path: path.into(),
+            reason: format!("chunk version {}, expected {CHUNK_VERSION}", chunk.version),
+        });
     }
     Ok(chunk)
 }
 
 /// Write a chunk atomically (temporary file + fsync + rename).
 pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
-    let io = |source| ReplayError::Io { path: path.into(), source };
+    let io = |source| ReplayError::Io {
+        path: path.into(),
+        source,
+    };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
-    let mut tmp = tempfile::Builder::new().prefix(".tmp-").tempfile_in(dir).map_err(io)?;
+    let mut tmp = tempfile::Builder::new()
+        .prefix(".tmp-")
+        .tempfile_in(dir)
+        .map_err(io)?;
     tmp.write_all(&encode_chunk(chunk)).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
     tmp.persist(path).map_err(|e| io(e.error))?;
@@ -97,7 +116,10 @@ pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
 
 /// Read a chunk and check it belongs to game `G` under the current rules.
 pub fn read_chunk<G: Game>(path: &Path) -> Result<Chunk, ReplayError> {
-    let bytes = std::fs::read(path).map_err(|source| ReplayError::Io { path: path.into(), source })?;
+    let bytes = std::fs::read(path).map_err(|source| ReplayError::Io {
+        path: path.into(),
+        source,
+    })?;
     let chunk = decode_chunk(&bytes, path)?;
     if chunk.variant != G::VARIANT.as_str() || chunk.rules_version != G::RULES_VERSION {
         return Err(ReplayError::Mismatch {
@@ -148,9 +170,16 @@ pub fn list_chunks(dir: &Path) -> std::io::Result<Vec<(u32, u32, PathBuf)>> {
 /// # Errors
 /// The first unreadable chunk (a corrupt chunk is an error, not skipped, so
 /// the user learns of it).
-pub fn load_window<G: Game>(dir: &Path, latest: u32, window: u32) -> Result<Vec<GameRecord>, ReplayError> {
+pub fn load_window<G: Game>(
+    dir: &Path,
+    latest: u32,
+    window: u32,
+) -> Result<Vec<GameRecord>, ReplayError> {
     let first = latest.saturating_sub(window.saturating_sub(1));
-    let chunks = list_chunks(dir).map_err(|source| ReplayError::Io { path: dir.into(), source })?;
+    let chunks = list_chunks(dir).map_err(|source| ReplayError::Io {
+        path: dir.into(),
+        source,
+    })?;
     let mut games = Vec::new();
     for (g, _, path) in chunks {
         if g >= first && g <= latest {

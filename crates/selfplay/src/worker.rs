@@ -57,15 +57,36 @@ impl SelfPlayConfig {
     /// Check ranges; the message names the offending key.
     pub fn validate(&self) -> Result<(), String> {
         let checks: [(bool, &str); 7] = [
-            (self.games_per_generation >= 1, "selfplay.games_per_generation must be >= 1"),
-            (self.concurrent_games >= 1 && self.concurrent_games <= 4096, "selfplay.concurrent_games must be in 1..=4096"),
-            (self.simulations >= 1 && self.simulations <= 1_000_000, "selfplay.simulations must be in 1..=1000000"),
-            (self.leaves_per_tree >= 1 && self.leaves_per_tree <= 256, "selfplay.leaves_per_tree must be in 1..=256"),
-            (self.temperature.is_finite() && self.temperature >= 0.0, "selfplay.temperature must be finite and >= 0"),
+            (
+                self.games_per_generation >= 1,
+                "selfplay.games_per_generation must be >= 1",
+            ),
+            (
+                self.concurrent_games >= 1 && self.concurrent_games <= 4096,
+                "selfplay.concurrent_games must be in 1..=4096",
+            ),
+            (
+                self.simulations >= 1 && self.simulations <= 1_000_000,
+                "selfplay.simulations must be in 1..=1000000",
+            ),
+            (
+                self.leaves_per_tree >= 1 && self.leaves_per_tree <= 256,
+                "selfplay.leaves_per_tree must be in 1..=256",
+            ),
+            (
+                self.temperature.is_finite() && self.temperature >= 0.0,
+                "selfplay.temperature must be finite and >= 0",
+            ),
             (self.ply_cap >= 1, "selfplay.ply_cap must be >= 1"),
-            (self.games_per_chunk >= 1, "selfplay.games_per_chunk must be >= 1"),
+            (
+                self.games_per_chunk >= 1,
+                "selfplay.games_per_chunk must be >= 1",
+            ),
         ];
-        checks.iter().find(|(ok, _)| !ok).map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
+        checks
+            .iter()
+            .find(|(ok, _)| !ok)
+            .map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
     }
 }
 
@@ -75,6 +96,8 @@ struct Slot<G: Game> {
     tree: Mcts<G>,
     record: GameRecord,
     rng: SmallRng,
+    /// Only one legal action: play it without searching.
+    forced: bool,
 }
 
 impl<G: Game> Slot<G> {
@@ -82,8 +105,15 @@ impl<G: Game> Slot<G> {
         Slot {
             game: start.clone(),
             tree: Mcts::new(start.clone(), search),
-            record: GameRecord { start: start.to_text(), actions: Vec::new(), targets: Vec::new(), winner: None, ply_capped: false },
+            record: GameRecord {
+                start: start.to_text(),
+                actions: Vec::new(),
+                targets: Vec::new(),
+                winner: None,
+                ply_capped: false,
+            },
             rng: SmallRng::seed_from_u64(seed),
+            forced: start.legal_vec().len() == 1,
         }
     }
 }
@@ -127,7 +157,7 @@ pub fn play_games<G: Game, E: Evaluator<G>>(
         stats.evaluations += search_step(&mut slots, evaluator, config, &mut priors, &mut wdl);
         let mut i = 0;
         while i < slots.len() {
-            if slots[i].tree.visits() >= config.simulations {
+            if slots[i].forced || slots[i].tree.visits() >= config.simulations {
                 if let Some(record) = advance_slot(&mut slots[i], config, &mut stats) {
                     on_game(record);
                     stats.games += 1;
@@ -156,8 +186,11 @@ fn search_step<G: Game, E: Evaluator<G>>(
     wdl: &mut Vec<Wdl>,
 ) -> u64 {
     slots.par_iter_mut().for_each(|s| {
-        if s.tree.visits() < config.simulations {
-            let want = config.leaves_per_tree.min((config.simulations - s.tree.visits()) as usize).max(1);
+        if !s.forced && s.tree.visits() < config.simulations {
+            let want = config
+                .leaves_per_tree
+                .min((config.simulations - s.tree.visits()) as usize)
+                .max(1);
             s.tree.select_leaves(want, &mut s.rng);
         }
     });
@@ -191,7 +224,8 @@ fn search_step<G: Game, E: Evaluator<G>>(
     }
     work.into_par_iter().for_each(|(s, p, w)| {
         if !w.is_empty() {
-            s.tree.apply_evaluations(p, w);
+            let applied = s.tree.apply_evaluations(p, w);
+            debug_assert!(applied.is_ok(), "batch split must match the pending leaves");
         }
     });
     evaluated
@@ -199,7 +233,11 @@ fn search_step<G: Game, E: Evaluator<G>>(
 
 /// The slot's search is done: record the target, play the chosen action.
 /// Returns the finished record when the game ended.
-fn advance_slot<G: Game>(slot: &mut Slot<G>, config: &SelfPlayConfig, stats: &mut SelfPlayStats) -> Option<GameRecord> {
+fn advance_slot<G: Game>(
+    slot: &mut Slot<G>,
+    config: &SelfPlayConfig,
+    stats: &mut SelfPlayStats,
+) -> Option<GameRecord> {
     let legal = slot.game.legal_vec();
     let target = (legal.len() > 1).then(|| {
         let mut policy = vec![0.0; legal.len()];
@@ -208,10 +246,21 @@ fn advance_slot<G: Game>(slot: &mut Slot<G>, config: &SelfPlayConfig, stats: &mu
                 policy[i] = p;
             }
         }
-        SearchTarget { policy, root_wdl: slot.tree.root_wdl() }
+        SearchTarget {
+            policy,
+            root_wdl: slot.tree.root_wdl(),
+        }
     });
-    let temperature = if slot.game.ply() < config.temperature_plies { config.temperature } else { 0.0 };
-    let action = slot.tree.choose_action(temperature, &mut slot.rng);
+    let temperature = if slot.game.ply() < config.temperature_plies {
+        config.temperature
+    } else {
+        0.0
+    };
+    // `legal` is non-empty: a finished game never reaches here.
+    let action = slot
+        .tree
+        .choose_action(temperature, &mut slot.rng)
+        .or(legal.first().copied())?;
     let index = legal.iter().position(|&a| a == action).unwrap_or(0);
     stats.positions += target.is_some() as usize;
     stats.plies += 1;
@@ -223,9 +272,19 @@ fn advance_slot<G: Game>(slot: &mut Slot<G>, config: &SelfPlayConfig, stats: &mu
         (slot.record.winner, slot.record.ply_capped) = stored_result(outcome);
         return Some(std::mem::replace(
             &mut slot.record,
-            GameRecord { start: String::new(), actions: vec![], targets: vec![], winner: None, ply_capped: false },
+            GameRecord {
+                start: String::new(),
+                actions: vec![],
+                targets: vec![],
+                winner: None,
+                ply_capped: false,
+            },
         ));
     }
-    slot.tree.advance(action);
+    slot.forced = slot.game.legal_vec().len() == 1;
+    if slot.tree.advance(action).is_err() {
+        // Cannot happen for an action the tree offered; start afresh to be safe.
+        slot.tree = Mcts::new(slot.game.clone(), slot.tree.config());
+    }
     None
 }

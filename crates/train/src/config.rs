@@ -24,7 +24,11 @@ pub struct NetworkConfig {
 
 impl Default for NetworkConfig {
     fn default() -> Self {
-        NetworkConfig { blocks: 4, filters: 32, value_hidden: 64 }
+        NetworkConfig {
+            blocks: 4,
+            filters: 32,
+            value_hidden: 64,
+        }
     }
 }
 
@@ -84,7 +88,11 @@ impl Default for TrainingConfig {
 impl TrainingConfig {
     /// Learning rate for `generation`.
     pub fn lr_at(&self, generation: u32) -> f64 {
-        self.lr_schedule.iter().filter(|(g, _)| *g <= generation).last().map_or(2e-3, |&(_, lr)| lr)
+        self.lr_schedule
+            .iter()
+            .filter(|(g, _)| *g <= generation)
+            .last()
+            .map_or(2e-3, |&(_, lr)| lr)
     }
 }
 
@@ -124,7 +132,10 @@ pub struct RunConfig {
 pub enum ConfigError {
     /// The file could not be read.
     #[error("cannot read config {path}: {source}")]
-    Io { path: String, source: std::io::Error },
+    Io {
+        path: String,
+        source: std::io::Error,
+    },
     /// TOML syntax, unknown key or wrong type (serde names the key).
     #[error("invalid config {path}: {reason}")]
     Parse { path: String, reason: String },
@@ -136,15 +147,24 @@ pub enum ConfigError {
 impl RunConfig {
     /// Parse and validate TOML text; `path` only labels errors.
     pub fn from_toml(text: &str, path: &str) -> Result<Self, ConfigError> {
-        let config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse { path: path.into(), reason: e.to_string() })?;
-        config.validate().map_err(|reason| ConfigError::Range { path: path.into(), reason })?;
+        let config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.into(),
+            reason: e.to_string(),
+        })?;
+        config.validate().map_err(|reason| ConfigError::Range {
+            path: path.into(),
+            reason,
+        })?;
         Ok(config)
     }
 
     /// Read, parse and validate a config file.
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io { path: p.clone(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+            path: p.clone(),
+            source,
+        })?;
         Self::from_toml(&text, &p)
     }
 
@@ -153,14 +173,38 @@ impl RunConfig {
         let n = &self.network;
         let t = &self.training;
         let checks: [(bool, &str); 9] = [
-            (self.generations >= 1 && self.generations <= 100_000, "generations must be in 1..=100000"),
+            (
+                self.generations >= 1 && self.generations <= 100_000,
+                "generations must be in 1..=100000",
+            ),
             (n.blocks <= 64, "network.blocks must be <= 64"),
-            (n.filters >= 1 && n.filters <= 1024, "network.filters must be in 1..=1024"),
-            (n.value_hidden >= 1 && n.value_hidden <= 4096, "network.value_hidden must be in 1..=4096"),
-            (t.batch_size >= 1 && t.batch_size <= 65_536, "training.batch_size must be in 1..=65536"),
-            (t.sample_reuse.is_finite() && t.sample_reuse > 0.0, "training.sample_reuse must be > 0"),
-            (!t.lr_schedule.is_empty() && t.lr_schedule.iter().all(|(_, lr)| lr.is_finite() && *lr > 0.0 && *lr < 10.0), "training.lr_schedule needs at least one [generation, lr] with 0 < lr < 10"),
-            (t.weight_decay.is_finite() && t.weight_decay >= 0.0, "training.weight_decay must be >= 0"),
+            (
+                n.filters >= 1 && n.filters <= 1024,
+                "network.filters must be in 1..=1024",
+            ),
+            (
+                n.value_hidden >= 1 && n.value_hidden <= 4096,
+                "network.value_hidden must be in 1..=4096",
+            ),
+            (
+                t.batch_size >= 1 && t.batch_size <= 65_536,
+                "training.batch_size must be in 1..=65536",
+            ),
+            (
+                t.sample_reuse.is_finite() && t.sample_reuse > 0.0,
+                "training.sample_reuse must be > 0",
+            ),
+            (
+                !t.lr_schedule.is_empty()
+                    && t.lr_schedule
+                        .iter()
+                        .all(|(_, lr)| lr.is_finite() && *lr > 0.0 && *lr < 10.0),
+                "training.lr_schedule needs at least one [generation, lr] with 0 < lr < 10",
+            ),
+            (
+                t.weight_decay.is_finite() && t.weight_decay >= 0.0,
+                "training.weight_decay must be >= 0",
+            ),
             (t.replay_window >= 1, "training.replay_window must be >= 1"),
         ];
         if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {
@@ -183,18 +227,26 @@ mod tests {
         let e = RunConfig::from_toml(&unknown, "t").unwrap_err().to_string();
         assert!(e.contains("batchsize"), "{e}");
         let wrong_type = format!("{ok}[network]\nblocks = \"four\"\n");
-        let e = RunConfig::from_toml(&wrong_type, "t").unwrap_err().to_string();
+        let e = RunConfig::from_toml(&wrong_type, "t")
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("blocks") || e.contains("invalid type"), "{e}");
         let range = format!("{ok}[training]\nbatch_size = 0\n");
         let e = RunConfig::from_toml(&range, "t").unwrap_err().to_string();
         assert!(e.contains("training.batch_size"), "{e}");
         let bad_variant = "variant = \"chess\"\ngenerations = 1\n";
-        assert!(RunConfig::from_toml(bad_variant, "t").unwrap_err().to_string().contains("chess"));
+        assert!(RunConfig::from_toml(bad_variant, "t")
+            .unwrap_err()
+            .to_string()
+            .contains("chess"));
     }
 
     #[test]
     fn lr_schedule_is_piecewise_constant() {
-        let t = TrainingConfig { lr_schedule: vec![(0, 0.01), (5, 0.001)], ..Default::default() };
+        let t = TrainingConfig {
+            lr_schedule: vec![(0, 0.01), (5, 0.001)],
+            ..Default::default()
+        };
         assert_eq!(t.lr_at(0), 0.01);
         assert_eq!(t.lr_at(4), 0.01);
         assert_eq!(t.lr_at(5), 0.001);

@@ -46,7 +46,9 @@ pub struct RunDir {
 impl RunDir {
     /// Bundle folder of `generation`.
     pub fn checkpoint(&self, generation: u32) -> PathBuf {
-        self.root.join("checkpoints").join(format!("gen-{generation:06}"))
+        self.root
+            .join("checkpoints")
+            .join(format!("gen-{generation:06}"))
     }
     /// Folder of the replay chunks.
     pub fn replay(&self) -> PathBuf {
@@ -88,17 +90,29 @@ pub struct RunSummary {
 }
 
 fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
-    rules::zobrist::key(config.seed ^ 0x5EED, ((generation as u64) << 20) | part as u64)
+    rules::zobrist::key(
+        config.seed ^ 0x5EED,
+        ((generation as u64) << 20) | part as u64,
+    )
 }
 
 /// Last generation whose bundle loads completely (`None`: no bundle yet).
 pub fn last_complete_generation<E: Encode>(dir: &RunDir, device: &Device) -> Option<u32> {
     let entries = std::fs::read_dir(dir.root.join("checkpoints")).ok()?;
     let mut gens: Vec<u32> = entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.strip_prefix("gen-")?.parse().ok())
+        .filter_map(|e| {
+            e.ok()?
+                .file_name()
+                .to_str()?
+                .strip_prefix("gen-")?
+                .parse()
+                .ok()
+        })
         .collect();
     gens.sort_unstable();
-    gens.into_iter().rev().find(|&g| load_bundle::<E>(&dir.checkpoint(g), device).is_ok())
+    gens.into_iter()
+        .rev()
+        .find(|&g| load_bundle::<E>(&dir.checkpoint(g), device).is_ok())
 }
 
 /// Run (or resume) the main job for game `E` in `run_dir`.
@@ -106,11 +120,20 @@ pub fn last_complete_generation<E: Encode>(dir: &RunDir, device: &Device) -> Opt
 /// # Errors
 /// Unreadable run files (named), a corrupt replay chunk, or I/O errors.
 /// Completed generations on disk are never modified.
-pub fn run<E: Encode>(config: &RunConfig, run_dir: &Path, device: &Device, options: &RunOptions) -> Result<RunSummary> {
-    let dir = RunDir { root: run_dir.to_path_buf() };
-    std::fs::create_dir_all(&dir.root).with_context(|| format!("cannot create run directory {}", dir.root.display()))?;
+pub fn run<E: Encode>(
+    config: &RunConfig,
+    run_dir: &Path,
+    device: &Device,
+    options: &RunOptions,
+) -> Result<RunSummary> {
+    let dir = RunDir {
+        root: run_dir.to_path_buf(),
+    };
+    std::fs::create_dir_all(&dir.root)
+        .with_context(|| format!("cannot create run directory {}", dir.root.display()))?;
     let text = toml::to_string(config).context("cannot serialise config")?;
-    write_atomic(&dir.root.join("config.toml"), text.as_bytes()).context("cannot write config.toml")?;
+    write_atomic(&dir.root.join("config.toml"), text.as_bytes())
+        .context("cannot write config.toml")?;
     let shape = shape_for::<E>(config);
     let start = match &config.start {
         Some(t) => E::from_text(t).map_err(|e| anyhow::anyhow!("config start position: {e}"))?,
@@ -139,7 +162,10 @@ pub fn run<E: Encode>(config: &RunConfig, run_dir: &Path, device: &Device, optio
         generation::<E>(config, &dir, &start, done + 1, device, options)?;
         done += 1;
     }
-    Ok(RunSummary { generation: done, bundle: dir.checkpoint(done) })
+    Ok(RunSummary {
+        generation: done,
+        bundle: dir.checkpoint(done),
+    })
 }
 
 fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
@@ -147,26 +173,40 @@ fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(len);
-    let style = ProgressStyle::with_template("{prefix:>12} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})")
-        .unwrap_or_else(|_| ProgressStyle::default_bar());
+    let style = ProgressStyle::with_template(
+        "{prefix:>12} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
     pb.set_style(style.progress_chars("=> "));
     pb.set_prefix(what.to_string());
     pb
 }
 
 /// One generation: self-play with generation `g - 1`, train, export `g`.
-fn generation<E: Encode>(config: &RunConfig, dir: &RunDir, start: &E, g: u32, device: &Device, options: &RunOptions) -> Result<()> {
+fn generation<E: Encode>(
+    config: &RunConfig,
+    dir: &RunDir,
+    start: &E,
+    g: u32,
+    device: &Device,
+    options: &RunOptions,
+) -> Result<()> {
     let (net, _) = load_bundle::<E>(&dir.checkpoint(g - 1), device)?;
     let t0 = Instant::now();
-    let (games, sp) = selfplay_generation::<E>(config, dir, start, g, net.clone(), device, options)?;
+    let (games, sp) =
+        selfplay_generation::<E>(config, dir, start, g, net.clone(), device, options)?;
     let selfplay_secs = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
     let records = load_window::<E>(&dir.replay(), g, config.training.replay_window)?;
     let samples = samples_from_records::<E>(&records).map_err(anyhow::Error::msg)?;
-    anyhow::ensure!(!samples.is_empty(), "generation {g}: the replay buffer holds no training positions");
+    anyhow::ensure!(
+        !samples.is_empty(),
+        "generation {g}: the replay buffer holds no training positions"
+    );
     let t = &config.training;
-    let steps = ((sp.positions as f32 * t.sample_reuse / t.batch_size as f32).ceil() as usize).max(t.min_steps);
+    let steps = ((sp.positions as f32 * t.sample_reuse / t.batch_size as f32).ceil() as usize)
+        .max(t.min_steps);
     let lr = t.lr_at(g);
     let mut trainer = Trainer::new(net, device, t);
     let mut rng = SmallRng::seed_from_u64(seed_for(config, g, 1 << 19));
@@ -178,7 +218,10 @@ fn generation<E: Encode>(config: &RunConfig, dir: &RunDir, start: &E, g: u32, de
         loss.steps += 1;
         loss.policy_loss += (pl - loss.policy_loss) / loss.steps as f64;
         loss.value_loss += (vl - loss.value_loss) / loss.steps as f64;
-        pb.set_message(format!("policy {:.3} value {:.3}", loss.policy_loss, loss.value_loss));
+        pb.set_message(format!(
+            "policy {:.3} value {:.3}",
+            loss.policy_loss, loss.value_loss
+        ));
         pb.inc(1);
     }
     pb.finish_and_clear();
@@ -252,15 +295,29 @@ fn selfplay_generation<E: Encode>(
         evaluations: 0,
     };
     let mut evaluator = NetEvaluator::<E>::new(net, device.clone());
-    let pb = bar(options, sp.games_per_generation as u64, &format!("selfplay g{g}"));
+    let pb = bar(
+        options,
+        sp.games_per_generation as u64,
+        &format!("selfplay g{g}"),
+    );
     pb.set_position(games.len() as u64);
     while games.len() < sp.games_per_generation {
-        let n = sp.games_per_chunk.min(sp.games_per_generation - games.len());
+        let n = sp
+            .games_per_chunk
+            .min(sp.games_per_generation - games.len());
         let mut part_games = Vec::with_capacity(n);
-        let s = play_games(start, &mut evaluator, &config.search, sp, n, seed_for(config, g, next_part), |r| {
-            pb.inc(1);
-            part_games.push(r);
-        });
+        let s = play_games(
+            start,
+            &mut evaluator,
+            &config.search,
+            sp,
+            n,
+            seed_for(config, g, next_part),
+            |r| {
+                pb.inc(1);
+                part_games.push(r);
+            },
+        );
         let chunk = Chunk {
             version: selfplay::replay::CHUNK_VERSION,
             variant: E::VARIANT.to_string(),

@@ -36,7 +36,13 @@ pub fn samples_from_records<G: Encode>(records: &[GameRecord]) -> Result<Vec<Sam
                     .map(|(&a, &p)| (game.policy_index(a) as u32, p))
                     .collect();
                 let z = record.score_for(game.side_to_move());
-                let wdl = if z > 0.0 { [1.0, 0.0, 0.0] } else if z < 0.0 { [0.0, 0.0, 1.0] } else { [0.0, 1.0, 0.0] };
+                let wdl = if z > 0.0 {
+                    [1.0, 0.0, 0.0]
+                } else if z < 0.0 {
+                    [0.0, 0.0, 1.0]
+                } else {
+                    [0.0, 1.0, 0.0]
+                };
                 out.push(Sample { input, policy, wdl });
             })
             .map_err(|e| format!("game {i} of the replay buffer: {e}"))?;
@@ -59,12 +65,26 @@ pub struct Batch {
 
 /// Draw `size` samples uniformly (with replacement) and apply a random
 /// symmetry of the variant to each when `augment` is set.
-pub fn sample_batch<G: Encode>(samples: &[Sample], size: usize, augment: bool, rng: &mut impl Rng) -> Batch {
+pub fn sample_batch<G: Encode>(
+    samples: &[Sample],
+    size: usize,
+    augment: bool,
+    rng: &mut impl Rng,
+) -> Batch {
     let (n_in, n_pol) = (G::input_len(), G::policy_len());
-    let mut batch = Batch { size, inputs: vec![0.0; size * n_in], policy: vec![0.0; size * n_pol], wdl: Vec::with_capacity(size * 3) };
+    let mut batch = Batch {
+        size,
+        inputs: vec![0.0; size * n_in],
+        policy: vec![0.0; size * n_pol],
+        wdl: Vec::with_capacity(size * 3),
+    };
     for b in 0..size {
         let s = &samples[rng.random_range(0..samples.len())];
-        let sym = if augment && G::SYMMETRIES > 1 { rng.random_range(0..G::SYMMETRIES) } else { 0 };
+        let sym = if augment && G::SYMMETRIES > 1 {
+            rng.random_range(0..G::SYMMETRIES)
+        } else {
+            0
+        };
         let input = &mut batch.inputs[b * n_in..(b + 1) * n_in];
         if sym == 0 {
             input.copy_from_slice(&s.input);
@@ -73,7 +93,11 @@ pub fn sample_batch<G: Encode>(samples: &[Sample], size: usize, augment: bool, r
         }
         let policy = &mut batch.policy[b * n_pol..(b + 1) * n_pol];
         for &(idx, p) in &s.policy {
-            let idx = if sym == 0 { idx as usize } else { transform_policy_index::<G>(sym, idx as usize) };
+            let idx = if sym == 0 {
+                idx as usize
+            } else {
+                transform_policy_index::<G>(sym, idx as usize)
+            };
             if let Some(slot) = policy.get_mut(idx) {
                 *slot += p;
             }

@@ -4,9 +4,9 @@
 //! value term as a WDL cross-entropy as in Lc0/KataGo).
 
 use burn::module::Module;
-use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
 use encoding::Encode;
@@ -41,23 +41,40 @@ impl Trainer {
         let device = device.clone().autodiff();
         let net = net.to_device(&device).train();
         let optim = match config.optimizer {
-            Optimizer::Adamw => AdamWConfig::new().with_weight_decay(config.weight_decay).init(),
+            Optimizer::Adamw => AdamWConfig::new()
+                .with_weight_decay(config.weight_decay)
+                .init(),
             Optimizer::Sgd => SgdConfig::new()
                 .with_momentum(Some(MomentumConfig::new().with_dampening(0.0)))
-                .with_weight_decay(Some(WeightDecayConfig::new(config.weight_decay as f64)))
+                .with_weight_decay(Some(WeightDecayConfig::new(config.weight_decay)))
                 .init(),
         };
-        Trainer { net: Some(net), optim, device }
+        Trainer {
+            net: Some(net),
+            optim,
+            device,
+        }
     }
 
     /// One optimiser step on `batch` of game `E`; returns (policy loss,
     /// value loss) before the step.
     pub fn step<E: Encode>(&mut self, batch: &Batch, lr: f64, value_weight: f32) -> (f64, f64) {
         let b = batch.size;
-        let x = Tensor::<4>::from_data(TensorData::new(batch.inputs.clone(), [b, E::INPUT_PLANES, E::HEIGHT, E::WIDTH]), &self.device);
-        let pi = Tensor::<2>::from_data(TensorData::new(batch.policy.clone(), [b, E::policy_len()]), &self.device);
+        let x = Tensor::<4>::from_data(
+            TensorData::new(
+                batch.inputs.clone(),
+                [b, E::INPUT_PLANES, E::HEIGHT, E::WIDTH],
+            ),
+            &self.device,
+        );
+        let pi = Tensor::<2>::from_data(
+            TensorData::new(batch.policy.clone(), [b, E::policy_len()]),
+            &self.device,
+        );
         let z = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [b, 3]), &self.device);
-        let Some(net) = self.net.take() else { return (f64::NAN, f64::NAN) };
+        let Some(net) = self.net.take() else {
+            return (f64::NAN, f64::NAN);
+        };
         let (policy, value) = net.forward(x);
         let policy_loss = (log_softmax(policy, 1) * pi).sum_dim(1).mean().neg();
         let value_loss = (log_softmax(value, 1) * z).sum_dim(1).mean().neg();
@@ -74,5 +91,9 @@ impl Trainer {
 }
 
 fn scalar(t: Tensor<1>) -> f64 {
-    t.into_data().into_vec::<f32>().ok().and_then(|v| v.first().copied()).unwrap_or(f32::NAN) as f64
+    t.into_data()
+        .try_into_vec::<f32>()
+        .ok()
+        .and_then(|v| v.first().copied())
+        .unwrap_or(f32::NAN) as f64
 }

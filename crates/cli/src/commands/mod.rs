@@ -40,6 +40,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
 pub fn set_threads(threads: usize) {
     if threads > 0 {
         // Err only if already initialised, which leaves the earlier setting.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(threads).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global();
     }
 }

@@ -45,7 +45,17 @@ fn perft_for<G: Game>(args: &PerftArgs) -> Result<()> {
         rules::perft(&game, args.depth)
     };
     let secs = t.elapsed().as_secs_f64();
-    println!("{}{nodes}", if args.divide { "\nNodes searched: " } else { "" });
-    eprintln!("{nodes} nodes in {secs:.3} s ({:.0} nodes/s)", nodes as f64 / secs.max(1e-9));
+    println!(
+        "{}{nodes}",
+        if args.divide {
+            "\nNodes searched: "
+        } else {
+            ""
+        }
+    );
+    eprintln!(
+        "{nodes} nodes in {secs:.3} s ({:.0} nodes/s)",
+        nodes as f64 / secs.max(1e-9)
+    );
     Ok(())
 }

@@ -50,9 +50,21 @@ pub fn run(args: PlayArgs) -> Result<()> {
         else Err(anyhow!("variant {variant} is not available in this build yet")))
 }
 
-fn bundle_player<G: Encode>(net: &Net, device: &burn::tensor::Device, name: &str, sims: u32, seed: u64) -> Box<dyn Player<G>> {
+fn bundle_player<G: Encode>(
+    net: &Net,
+    device: &burn::tensor::Device,
+    name: &str,
+    sims: u32,
+    seed: u64,
+) -> Box<dyn Player<G>> {
     let eval = NetEvaluator::<G>::new(net.clone(), device.clone());
-    Box::new(MctsPlayer::new(name, eval, &SearchConfig::default(), sims, seed))
+    Box::new(MctsPlayer::new(
+        name,
+        eval,
+        &SearchConfig::default(),
+        sims,
+        seed,
+    ))
 }
 
 fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
@@ -61,16 +73,34 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
     }
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
     let (net_a, _) = load_bundle::<G>(&args.model, &device)?;
-    let net_b = if args.vs == "random" { None } else { Some(load_bundle::<G>(&PathBuf::from(&args.vs), &device)?.0) };
+    let net_b = if args.vs == "random" {
+        None
+    } else {
+        Some(load_bundle::<G>(&PathBuf::from(&args.vs), &device)?.0)
+    };
     let (name_a, name_b) = (args.model.display().to_string(), args.vs.clone());
     let (wdl, _) = play_match::<G, _, _>(
         args.games,
         args.concurrency,
         args.ply_cap,
         |_| G::start(),
-        |i| bundle_player::<G>(&net_a, &device, &name_a, args.simulations, args.seed ^ i as u64),
+        |i| {
+            bundle_player::<G>(
+                &net_a,
+                &device,
+                &name_a,
+                args.simulations,
+                args.seed ^ i as u64,
+            )
+        },
         |i| match &net_b {
-            Some(net) => bundle_player::<G>(net, &device, &name_b, args.simulations, args.seed ^ (i as u64) << 32),
+            Some(net) => bundle_player::<G>(
+                net,
+                &device,
+                &name_b,
+                args.simulations,
+                args.seed ^ (i as u64) << 32,
+            ),
             None => Box::new(RandomPlayer::new(args.seed.wrapping_mul(31) ^ i as u64)),
         },
     );

@@ -32,14 +32,24 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let mut config = RunConfig::load(&args.config)?;
     if let Some(g) = args.generations {
         config.generations = g;
-        config.validate().map_err(|e| anyhow!("--generations: {e}"))?;
+        config
+            .validate()
+            .map_err(|e| anyhow!("--generations: {e}"))?;
     }
     super::set_threads(config.threads);
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
-    let run_dir = args.run_dir.unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));
-    let options = RunOptions { progress: !args.quiet };
+    let run_dir = args
+        .run_dir
+        .unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));
+    let options = RunOptions {
+        progress: !args.quiet,
+    };
     let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?,
         else return Err(anyhow!("variant {} is not available in this build yet", config.variant)));
-    println!("finished generation {}; bundle: {}", summary.generation, summary.bundle.display());
+    println!(
+        "finished generation {}; bundle: {}",
+        summary.generation,
+        summary.bundle.display()
+    );
     Ok(())
 }
