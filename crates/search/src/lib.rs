@@ -47,3 +47,7 @@ pub use batch::{run_batched, run_batched_until, search, step_batched};
 pub use config::{ConfigError, SearchConfig, TemperatureSchedule};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, Wdl, DRAW_WDL};
 pub use tree::{ChildStats, Mcts, RootSelection, SearchError};
+
+/// Bytes per tree node, not counting the action stored beside it
+/// (`size_of::<G::Action>()` more per node).
+pub const NODE_BYTES: usize = std::mem::size_of::<node::Node>();

@@ -3,8 +3,9 @@
 
 pub mod record;
 pub mod replay;
+pub mod timed;
 pub mod worker;
 
 pub use record::{GameRecord, SearchTarget};
 pub use replay::{load_window, read_chunk, write_chunk, Chunk, ReplayError};
-pub use worker::{play_games, SelfPlayConfig, SelfPlayStats};
+pub use worker::{play_games, play_games_parallel, SelfPlayConfig, SelfPlayStats};

@@ -36,6 +36,9 @@ pub struct SelfPlayConfig {
     pub ply_cap: u32,
     /// Games per replay chunk file (a killed run loses at most one part).
     pub games_per_chunk: usize,
+    /// Self-play threads, each with its own network copy and share of the
+    /// concurrent games (2 keeps both cores of a 2-core machine busy).
+    pub workers: usize,
 }
 
 impl Default for SelfPlayConfig {
@@ -49,6 +52,7 @@ impl Default for SelfPlayConfig {
             temperature: 1.0,
             ply_cap: 200,
             games_per_chunk: 50,
+            workers: 2,
         }
     }
 }
@@ -56,7 +60,11 @@ impl Default for SelfPlayConfig {
 impl SelfPlayConfig {
     /// Check ranges; the message names the offending key.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(bool, &str); 7] = [
+        let checks: [(bool, &str); 8] = [
+            (
+                self.workers >= 1 && self.workers <= 64,
+                "selfplay.workers must be in 1..=64",
+            ),
             (
                 self.games_per_generation >= 1,
                 "selfplay.games_per_generation must be >= 1",
@@ -287,4 +295,53 @@ fn advance_slot<G: Game>(
         slot.tree = Mcts::new(slot.game.clone(), slot.tree.config());
     }
     None
+}
+
+/// [`play_games`] on `workers` threads, each with its own evaluator from
+/// `make_evaluator(worker)` and its share of the games. Two workers keep
+/// both cores of a small machine busy: while one does tree work, the other
+/// runs its network batch. `on_game` is called under a lock.
+#[allow(clippy::too_many_arguments)]
+pub fn play_games_parallel<G: Game, E: Evaluator<G>>(
+    start: &G,
+    make_evaluator: impl Fn(usize) -> E + Sync,
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    games: usize,
+    workers: usize,
+    seed: u64,
+    on_game: impl FnMut(GameRecord) + Send,
+) -> SelfPlayStats {
+    let workers = workers.clamp(1, games.max(1));
+    let on_game = std::sync::Mutex::new(on_game);
+    let per_worker: Vec<usize> = (0..workers)
+        .map(|w| games / workers + usize::from(w < games % workers))
+        .collect();
+    let stats: Vec<SelfPlayStats> = std::thread::scope(|scope| {
+        let handles: Vec<_> = per_worker
+            .iter()
+            .enumerate()
+            .map(|(w, &n)| {
+                let (make_evaluator, on_game) = (&make_evaluator, &on_game);
+                scope.spawn(move || {
+                    let mut evaluator = make_evaluator(w);
+                    let seed = seed ^ (w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+                    play_games(start, &mut evaluator, search, config, n, seed, |r| {
+                        if let Ok(mut f) = on_game.lock() {
+                            f(r);
+                        }
+                    })
+                })
+            })
+            .collect();
+        handles.into_iter().filter_map(|h| h.join().ok()).collect()
+    });
+    stats
+        .into_iter()
+        .fold(SelfPlayStats::default(), |a, s| SelfPlayStats {
+            games: a.games + s.games,
+            positions: a.positions + s.positions,
+            plies: a.plies + s.plies,
+            evaluations: a.evaluations + s.evaluations,
+        })
 }

@@ -29,7 +29,9 @@ use model::{Net, NetEvaluator, NetShape};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use selfplay::replay::{chunk_name, list_chunks};
-use selfplay::{load_window, play_games, read_chunk, write_chunk, Chunk, GameRecord};
+use selfplay::{
+    load_window, play_games_parallel, read_chunk, write_chunk, Chunk, GameRecord, SelfPlayConfig,
+};
 
 use crate::config::RunConfig;
 use crate::metrics::append_metrics;
@@ -294,7 +296,6 @@ fn selfplay_generation<E: Encode>(
         plies: games.iter().map(|r| r.actions.len()).sum(),
         evaluations: 0,
     };
-    let mut evaluator = NetEvaluator::<E>::new(net, device.clone());
     let pb = bar(
         options,
         sp.games_per_generation as u64,
@@ -306,12 +307,17 @@ fn selfplay_generation<E: Encode>(
             .games_per_chunk
             .min(sp.games_per_generation - games.len());
         let mut part_games = Vec::with_capacity(n);
-        let s = play_games(
+        let per_worker = SelfPlayConfig {
+            concurrent_games: sp.concurrent_games.div_ceil(sp.workers),
+            ..sp.clone()
+        };
+        let s = play_games_parallel(
             start,
-            &mut evaluator,
+            |_| NetEvaluator::<E>::new(net.clone(), device.clone()),
             &config.search,
-            sp,
+            &per_worker,
             n,
+            sp.workers,
             seed_for(config, g, next_part),
             |r| {
                 pb.inc(1);

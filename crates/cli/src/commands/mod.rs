@@ -2,6 +2,7 @@
 
 use clap::{Parser, Subcommand};
 
+mod bench;
 mod perft;
 mod play;
 mod train;
@@ -24,6 +25,8 @@ enum Command {
     Play(play::PlayArgs),
     /// Count leaf nodes of the legal-action tree (rules verification).
     Perft(perft::PerftArgs),
+    /// Measure network, training, search and self-play throughput.
+    Bench(bench::BenchArgs),
 }
 
 /// Run the parsed command.
@@ -32,6 +35,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Train(args) => train::run(args),
         Command::Play(args) => play::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Bench(args) => bench::run(args),
     }
 }
 

@@ -1,0 +1,282 @@
+//! `lokizero bench`: throughput of the network, training, search and
+//! self-play for one variant (figures go to docs/benchmarks.md).
+//!
+//! All figures are measured in one process run, so ratios between them are
+//! meaningful on a shared, noisy machine; absolute numbers are not.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, Result};
+use burn::tensor::Device;
+use clap::Args;
+use encoding::Encode;
+use model::{Net, NetEvaluator, NetShape};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rules::VariantId;
+use search::{Mcts, SearchConfig};
+use selfplay::timed::{EncodeOnly, Timed};
+use train::samples::{sample_batch, Sample};
+use train::trainer::Trainer;
+use train::RunConfig;
+
+/// Arguments of `lokizero bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Variant id (its config in configs/<variant>.toml gives the network size).
+    #[arg(long)]
+    variant: VariantId,
+    /// Config with the network size (default: configs/<variant>.toml).
+    #[arg(long)]
+    config: Option<PathBuf>,
+    /// Use the weights of this bundle instead of a fresh network.
+    #[arg(long)]
+    model: Option<PathBuf>,
+    /// What to measure: comma-separated from net, train, search, selfplay.
+    #[arg(long, default_value = "net,train,search,selfplay")]
+    what: String,
+    /// Seconds per measurement.
+    #[arg(long, default_value_t = 3.0)]
+    seconds: f64,
+    /// Batch sizes for network inference.
+    #[arg(long, default_value = "1,16,64,256", value_delimiter = ',')]
+    batches: Vec<usize>,
+    /// Backend: cpu or cuda.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Write the network input/output of a fixed batch of 4 positions as
+    /// JSON (for the onnxruntime comparison in scripts/bench-onnx.sh).
+    #[arg(long)]
+    reference_out: Option<PathBuf>,
+    /// Save the benchmarked network as a bundle (so another runtime can
+    /// load the very same weights).
+    #[arg(long)]
+    export_bundle: Option<PathBuf>,
+}
+
+/// Run the benchmarks and print one line per figure.
+pub fn run(args: BenchArgs) -> Result<()> {
+    let config_path = args
+        .config
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("configs/{}.toml", args.variant)));
+    let config = RunConfig::load(&config_path)?;
+    super::set_threads(config.threads);
+    let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
+    rules::with_variant!(args.variant, G => bench_for::<G>(&args, &config, &device),
+        else Err(anyhow!("variant {} is not available in this build", args.variant)))
+}
+
+/// Positions from random games (realistic middle-game inputs).
+fn sample_positions<G: Encode>(n: usize, rng: &mut SmallRng) -> Vec<G> {
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let mut g = G::start();
+        let plies = rng.random_range(0..40);
+        for _ in 0..plies {
+            let legal = g.legal_vec();
+            if legal.is_empty() {
+                break;
+            }
+            g.play(legal[rng.random_range(0..legal.len())]);
+        }
+        if g.outcome().is_none() {
+            out.push(g);
+        }
+    }
+    out
+}
+
+fn timed_loop(seconds: f64, mut work: impl FnMut() -> u64) -> f64 {
+    let limit = Duration::from_secs_f64(seconds);
+    work(); // warm-up
+    let (t, mut items) = (Instant::now(), 0u64);
+    while t.elapsed() < limit {
+        items += work();
+    }
+    items as f64 / t.elapsed().as_secs_f64()
+}
+
+fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -> Result<()> {
+    let shape = train::run::shape_for::<G>(config);
+    let net = match &args.model {
+        Some(dir) => model::load_bundle::<G>(dir, device)?.0,
+        None => Net::new(&shape, device),
+    };
+    let mut rng = SmallRng::seed_from_u64(1);
+    let positions = sample_positions::<G>(256, &mut rng);
+    let threads = rayon::current_num_threads();
+    println!(
+        "variant {} | net {}x{} | threads {threads} | device {}",
+        G::VARIANT,
+        shape.blocks,
+        shape.filters,
+        args.device
+    );
+    if let Some(dir) = &args.export_bundle {
+        model::save_bundle(dir, &net, &model::bundle::meta_for::<G>(&shape, 0, &[]))?;
+    }
+    if let Some(path) = &args.reference_out {
+        write_reference::<G>(path, &net, device, &positions[..4])?;
+    }
+    let what: Vec<&str> = args.what.split(',').map(str::trim).collect();
+    if what.contains(&"net") {
+        let mut eval = NetEvaluator::<G>::new(net.clone(), device.clone());
+        for &b in &args.batches {
+            let batch: Vec<&G> = positions.iter().cycle().take(b).collect();
+            let rate = timed_loop(args.seconds, || {
+                eval.forward(&batch);
+                b as u64
+            });
+            println!("net inference batch {b:>4}: {rate:>10.0} positions/s");
+        }
+    }
+    if what.contains(&"train") {
+        bench_train::<G>(args, config, &net, device, &positions, &mut rng);
+    }
+    if what.contains(&"search") {
+        bench_search::<G>(args, config);
+    }
+    if what.contains(&"selfplay") {
+        bench_selfplay::<G>(args, config, &net, device, &shape);
+    }
+    Ok(())
+}
+
+fn bench_train<G: Encode>(
+    args: &BenchArgs,
+    config: &RunConfig,
+    net: &Net,
+    device: &Device,
+    positions: &[G],
+    rng: &mut SmallRng,
+) {
+    let samples: Vec<Sample> = positions
+        .iter()
+        .map(|p| {
+            let mut input = vec![0.0; G::input_len()];
+            p.encode(&mut input);
+            let legal = p.legal_vec();
+            let u = 1.0 / legal.len() as f32;
+            let policy = legal
+                .iter()
+                .map(|&a| (p.policy_index(a) as u32, u))
+                .collect();
+            Sample {
+                input,
+                policy,
+                wdl: [0.0, 1.0, 0.0],
+            }
+        })
+        .collect();
+    let t = &config.training;
+    let mut trainer = Trainer::new(net.clone(), device, t);
+    let rate = timed_loop(args.seconds, || {
+        let batch = sample_batch::<G>(&samples, t.batch_size, t.augment, rng);
+        trainer.step::<G>(&batch, 1e-4, 1.0);
+        t.batch_size as u64
+    });
+    println!(
+        "training batch {:>4}:       {rate:>10.0} samples/s",
+        t.batch_size
+    );
+}
+
+fn bench_search<G: Encode>(args: &BenchArgs, config: &RunConfig) {
+    let search = SearchConfig {
+        dirichlet_epsilon: 0.0,
+        ..config.search.clone()
+    };
+    let mut eval = EncodeOnly::new();
+    let mut rng = SmallRng::seed_from_u64(2);
+    let sims = 800;
+    let rate = timed_loop(args.seconds, || {
+        let mut trees = vec![Mcts::new(G::start(), &search)];
+        search::run_batched(
+            &mut trees,
+            &mut eval,
+            sims,
+            config.selfplay.leaves_per_tree,
+            &mut rng,
+        );
+        trees[0].visits() as u64
+    });
+    println!("search, zero-cost evaluator: {rate:>10.0} simulations/s (rules + search + encoding, 1 thread)");
+    println!(
+        "tree node size:              {:>10} bytes + the action",
+        search::NODE_BYTES
+    );
+}
+
+fn bench_selfplay<G: Encode>(
+    args: &BenchArgs,
+    config: &RunConfig,
+    net: &Net,
+    device: &Device,
+    shape: &NetShape,
+) {
+    let _ = shape;
+    let sp = config.selfplay.clone();
+    let mut eval = Timed::new(NetEvaluator::<G>::new(net.clone(), device.clone()));
+    let t = Instant::now();
+    let mut stats = selfplay::SelfPlayStats::default();
+    let mut seed = 0;
+    while t.elapsed().as_secs_f64() < args.seconds.max(1.0) * 3.0 {
+        let s = selfplay::play_games(
+            &G::start(),
+            &mut eval,
+            &config.search,
+            &sp,
+            sp.concurrent_games,
+            seed,
+            |_| {},
+        );
+        stats.games += s.games;
+        stats.plies += s.plies;
+        seed += 1;
+    }
+    let secs = t.elapsed().as_secs_f64();
+    let net_share = eval.elapsed.as_secs_f64() / secs;
+    println!(
+        "self-play: {:.1} positions/s, {:.0} games/hour, {:.0} evaluations/s, mean batch {:.0}",
+        stats.plies as f64 / secs,
+        stats.games as f64 * 3600.0 / secs,
+        eval.positions as f64 / secs,
+        eval.positions as f64 / eval.batches.max(1) as f64
+    );
+    println!(
+        "self-play time outside the network: {:.1} %",
+        100.0 * (1.0 - net_share)
+    );
+}
+
+/// Write a fixed batch's input and the network's raw outputs as JSON.
+fn write_reference<G: Encode>(
+    path: &PathBuf,
+    net: &Net,
+    device: &Device,
+    positions: &[G],
+) -> Result<()> {
+    use burn::tensor::{Tensor, TensorData};
+    let n = G::input_len();
+    let mut input = vec![0.0f32; n * positions.len()];
+    for (chunk, p) in input.chunks_exact_mut(n).zip(positions) {
+        p.encode(chunk);
+    }
+    let shape = [positions.len(), G::INPUT_PLANES, G::HEIGHT, G::WIDTH];
+    let eval_net = {
+        use burn::module::Module;
+        net.valid()
+    };
+    let x = Tensor::<4>::from_data(TensorData::new(input.clone(), shape), device);
+    let (policy, value) = eval_net.forward(x);
+    let json = serde_json::json!({
+        "shape": shape,
+        "input": input,
+        "policy_logits": policy.into_data().try_into_vec::<f32>().unwrap_or_default(),
+        "wdl_logits": value.into_data().try_into_vec::<f32>().unwrap_or_default(),
+    });
+    model::atomic::write_atomic(path, json.to_string().as_bytes())?;
+    Ok(())
+}
