@@ -3,6 +3,7 @@
 use clap::{Parser, Subcommand};
 
 mod bench;
+mod export;
 mod perft;
 mod play;
 mod train;
@@ -27,6 +28,9 @@ enum Command {
     Perft(perft::PerftArgs),
     /// Measure network, training, search and self-play throughput.
     Bench(bench::BenchArgs),
+    /// Copy a checkpoint to a shipped bundle folder, verified, with its
+    /// measured strength recorded in model.json.
+    Export(export::ExportArgs),
 }
 
 /// Run the parsed command.
@@ -36,6 +40,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Play(args) => play::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
+        Command::Export(args) => export::run(args),
     }
 }
 
