@@ -35,14 +35,21 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     let (net, mut meta) = load_bundle::<G>(&args.model, &device)?;
     let mut results = Vec::new();
     for path in &args.strength {
-        let text = std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-        let value: serde_json::Value = serde_json::from_str(text.trim()).with_context(|| format!("{} is not JSON", path.display()))?;
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let value: serde_json::Value = serde_json::from_str(text.trim())
+            .with_context(|| format!("{} is not JSON", path.display()))?;
         results.push(value);
     }
     if !results.is_empty() {
         meta.strength = serde_json::json!({ "matches": results });
     }
     save_bundle(&args.out, &net, &meta)?;
-    println!("exported {} generation {} to {}", G::VARIANT, meta.generation, args.out.display());
+    println!(
+        "exported {} generation {} to {}",
+        G::VARIANT,
+        meta.generation,
+        args.out.display()
+    );
     Ok(())
 }

@@ -32,6 +32,11 @@ pub struct PlayArgs {
     /// Plies after which a game is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
     ply_cap: u32,
+    /// Random plies played from the start position before the players take
+    /// over (the same opening for both games of a colour-swapped pair), so
+    /// deterministic players do not replay the same two games.
+    #[arg(long, default_value_t = 2)]
+    opening_plies: u32,
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -83,7 +88,12 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
         args.games,
         args.concurrency,
         args.ply_cap,
-        |_| G::start(),
+        |i| {
+            random_opening::<G>(
+                args.opening_plies,
+                args.seed ^ (i as u64 / 2).wrapping_mul(0x9E37_79B9),
+            )
+        },
         |i| {
             bundle_player::<G>(
                 &net_a,
@@ -123,4 +133,20 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The start position followed by `plies` uniformly random legal actions
+/// (stopping early if the game ends).
+fn random_opening<G: rules::Game>(plies: u32, seed: u64) -> G {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
+    let mut game = G::start();
+    for _ in 0..plies {
+        let legal = game.legal_vec();
+        if legal.is_empty() || game.outcome().is_some() {
+            break;
+        }
+        game.play(legal[rng.random_range(0..legal.len())]);
+    }
+    game
 }
