@@ -31,6 +31,7 @@ where
         if tree.is_terminal() {
             continue;
         }
+        tree.set_simulations(simulations);
         let have = u64::from(tree.visits()) + tree.num_pending() as u64;
         let need = u64::from(simulations).saturating_sub(have);
         let max = usize::try_from(need)

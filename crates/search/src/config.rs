@@ -1,5 +1,6 @@
 //! Search configuration: PUCT constant, first-play urgency, root noise,
-//! virtual loss, batch size, and the temperature schedule for move choice.
+//! virtual loss, batch size, the root policy (PUCT or Gumbel), forced
+//! playouts, and the temperature schedule for move choice.
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +36,48 @@ pub struct SearchConfig {
     pub virtual_loss: f32,
     /// Leaves collected per tree per network batch. `>= 1`. Default 8.
     pub leaves_per_batch: usize,
+    /// How the root chooses the child to descend into: `"puct"` (AlphaZero)
+    /// or `"gumbel"` (Gumbel AlphaZero: Gumbel-top-k sampling and sequential
+    /// halving, Danihelka et al. 2022; see [`crate::RootSelection::Gumbel`]).
+    /// Inner nodes always use PUCT. Default `"puct"`.
+    pub root: RootKind,
+    /// Gumbel root: the number `m` of actions sampled without replacement
+    /// (Gumbel-top-k) and then narrowed by sequential halving; fewer when
+    /// the root has fewer legal actions. `>= 1`. Default 16 (the paper's
+    /// value for chess and Go; mctx `max_num_considered_actions`).
+    pub gumbel_m: u32,
+    /// Gumbel root: `c_visit` in `sigma(q) = (c_visit + max_b N(b)) * c_scale * q`
+    /// (Danihelka et al. 2022, eq. 8). `>= 0`, finite. Default 50 (the paper's value).
+    pub gumbel_c_visit: f32,
+    /// Gumbel root: `c_scale` in `sigma`. `>= 0`, finite. Default 1.0 (the
+    /// paper's value; mctx's default `value_scale` is 0.1).
+    pub gumbel_c_scale: f32,
+    /// Gumbel root: normalise the completed Q-values to `[0, 1]` by their
+    /// min and max over the root's children before `sigma` (mctx
+    /// `qtransform_completed_by_mix_value(rescale_values=True)`, its
+    /// default). When false, `q` in `[-1, 1]` is mapped linearly to
+    /// `(q + 1) / 2` instead. Default true.
+    pub gumbel_rescale_q: bool,
+    /// KataGo forced playouts (Wu 2019, "Accelerating Self-Play Learning in
+    /// Go", section 3.1), PUCT root only: while root noise is on, a root
+    /// child visited at least once with fewer than
+    /// `n_forced(c) = sqrt(k * P(c) * sum_b N(b))` visits is chosen
+    /// outright; [`crate::Mcts::policy_target`] then prunes the forced
+    /// visits from the target. Default false.
+    pub forced_playouts: bool,
+    /// The constant `k` of `n_forced`. `> 0`, finite. Default 2 (the paper's value).
+    pub forced_playouts_k: f32,
+}
+
+/// The root policy named in a config file (`root = "puct"` or `"gumbel"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootKind {
+    /// PUCT at the root, as at every inner node (AlphaZero).
+    #[default]
+    Puct,
+    /// Gumbel AlphaZero root search with the `gumbel_*` parameters.
+    Gumbel,
 }
 
 impl Default for SearchConfig {
@@ -46,6 +89,13 @@ impl Default for SearchConfig {
             dirichlet_epsilon: 0.25,
             virtual_loss: 1.0,
             leaves_per_batch: 8,
+            root: RootKind::Puct,
+            gumbel_m: 16,
+            gumbel_c_visit: 50.0,
+            gumbel_c_scale: 1.0,
+            gumbel_rescale_q: true,
+            forced_playouts: false,
+            forced_playouts_k: 2.0,
         }
     }
 }
@@ -121,12 +171,54 @@ impl SearchConfig {
                 expected: ">= 1",
             });
         }
+        if self.gumbel_m == 0 {
+            return Err(ConfigError::OutOfRange {
+                field: "gumbel_m",
+                value: 0.0,
+                expected: ">= 1",
+            });
+        }
+        check(
+            "gumbel_c_visit",
+            self.gumbel_c_visit,
+            self.gumbel_c_visit >= 0.0,
+            ">= 0",
+        )?;
+        check(
+            "gumbel_c_scale",
+            self.gumbel_c_scale,
+            self.gumbel_c_scale >= 0.0,
+            ">= 0",
+        )?;
+        check(
+            "forced_playouts_k",
+            self.forced_playouts_k,
+            self.forced_playouts_k > 0.0,
+            "> 0",
+        )?;
         Ok(())
     }
 
-    /// Whether root Dirichlet noise is on (`dirichlet_epsilon > 0`).
+    /// Whether root exploration noise is on (`dirichlet_epsilon > 0`): the
+    /// Dirichlet noise of a PUCT root, or the Gumbel noise of a Gumbel root
+    /// (which then ignores the value of `dirichlet_epsilon`). Off for
+    /// evaluation play, where a Gumbel root uses `g = 0` (mctx
+    /// `gumbel_scale = 0`). Forced playouts also run only while it is on.
     pub fn noise_enabled(&self) -> bool {
         self.dirichlet_epsilon > 0.0
+    }
+
+    /// The root policy these settings describe.
+    pub fn root_selection(&self) -> crate::RootSelection {
+        match self.root {
+            RootKind::Puct => crate::RootSelection::Puct,
+            RootKind::Gumbel => crate::RootSelection::Gumbel {
+                m: self.gumbel_m,
+                c_visit: self.gumbel_c_visit,
+                c_scale: self.gumbel_c_scale,
+                rescale_q: self.gumbel_rescale_q,
+            },
+        }
     }
 }
 

@@ -14,6 +14,11 @@
 //!   with random playouts) need no network.
 //! - [`SearchConfig`] and [`TemperatureSchedule`]: serde-loadable settings
 //!   with range validation.
+//! - Root policies ([`RootSelection`], config key `root`): PUCT with
+//!   Dirichlet noise and optional KataGo forced playouts with policy target
+//!   pruning (Wu 2019), or Gumbel AlphaZero's sequential halving with
+//!   Gumbel (Danihelka et al. 2022; arithmetic in [`sequential_halving`],
+//!   [`completed_q`], [`improved_policy`]).
 //!
 //! Turns need not alternate: values are backed up by comparing each node's
 //! side to move with the leaf's, never by depth parity. Terminal positions
@@ -35,17 +40,24 @@
 mod batch;
 mod config;
 mod evaluator;
+mod gumbel;
 mod node;
 mod tree;
 
+#[cfg(test)]
+mod gumbel_tests;
 #[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod toy;
 
 pub use batch::{run_batched, run_batched_until, search, step_batched};
-pub use config::{ConfigError, SearchConfig, TemperatureSchedule};
+pub use config::{ConfigError, RootKind, SearchConfig, TemperatureSchedule};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, Wdl, DRAW_WDL};
+pub use gumbel::{
+    completed_q, considered_visit, improved_policy, logit, mixed_value, sequential_halving,
+    sigma_scale, HalvingPhase,
+};
 pub use tree::{ChildStats, Mcts, RootSelection, SearchError};
 
 /// Bytes per tree node, not counting the action stored beside it

@@ -1,11 +1,12 @@
 //! One PUCT search tree with a step-wise, batch-friendly API.
 
 use rand::Rng;
-use rand_distr::{Distribution, Gamma};
+use rand_distr::{Distribution, Gamma, Gumbel};
 use rules::Game;
 
 use crate::config::SearchConfig;
 use crate::evaluator::{Wdl, DRAW_WDL};
+use crate::gumbel;
 use crate::node::{Node, NodeKind};
 
 /// A misuse of the step-wise API, reported instead of panicking.
@@ -26,15 +27,60 @@ pub enum SearchError {
     IllegalAction(String),
 }
 
-/// How the root picks the child to descend into. Only PUCT exists now;
-/// Gumbel AlphaZero (Danihelka et al. 2022, sequential halving at the root)
-/// is meant to plug in here as another variant.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+/// How the root picks the child to descend into (inner nodes always use PUCT).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
 #[non_exhaustive]
 pub enum RootSelection {
-    /// The same PUCT rule as every inner node.
+    /// The same PUCT rule as every inner node (AlphaZero), with Dirichlet
+    /// root noise and optionally KataGo's forced playouts.
     #[default]
     Puct,
+    /// Gumbel AlphaZero (Danihelka et al., ICLR 2022, "Policy improvement by
+    /// planning with Gumbel"; reference implementation mctx
+    /// `gumbel_muzero_policy`):
+    ///
+    /// - at the first step after the root's evaluation, Gumbel noise
+    ///   `g(a) ~ Gumbel(0, 1)` is drawn per root action when root noise is on
+    ///   (`g = 0` otherwise, mctx `gumbel_scale = 0`), and the `min(m, legal)`
+    ///   actions with the largest `g + logits` are considered (Gumbel-top-k);
+    /// - sequential halving ([`crate::sequential_halving`]) spreads the
+    ///   `simulations - 1` root-child visits of the search (the first
+    ///   simulation evaluates the root; see [`Mcts::set_simulations`]) over
+    ///   them: a descent goes to the considered action with the
+    ///   scheduled visit count ([`crate::considered_visit`]) and the largest
+    ///   `g + logits + sigma(q_hat)`, `q_hat` the completed Q
+    ///   ([`crate::completed_q`]), `sigma(q) = (c_visit + max_b N(b)) * c_scale * q`;
+    /// - [`Mcts::policy_target`] is the improved policy
+    ///   `softmax(logits + sigma(q_hat))` over all legal actions, and
+    ///   [`Mcts::choose_action`] the paper's action: among the most visited
+    ///   actions, the largest `g + logits + sigma(q_hat)`.
+    ///
+    /// Logits are `ln(prior)`; no Dirichlet noise is mixed into the priors.
+    /// Each search starts from a fresh tree ([`Mcts::advance`] keeps no
+    /// subtree), as in the paper, so the schedule counts from zero.
+    Gumbel {
+        /// Number of actions sampled at the root (`>= 1`; paper: 16).
+        m: u32,
+        /// `c_visit` of `sigma` (paper: 50).
+        c_visit: f32,
+        /// `c_scale` of `sigma` (paper: 1.0).
+        c_scale: f32,
+        /// Min-max normalise the completed Q-values (mctx default) rather
+        /// than map `[-1, 1]` to `[0, 1]` linearly.
+        rescale_q: bool,
+    },
+}
+
+/// The Gumbel root's per-search state, aligned with the root's children.
+#[derive(Clone, Debug)]
+struct GumbelRoot {
+    /// Gumbel noise per child (zeros when root noise is off).
+    g: Vec<f32>,
+    /// `ln(prior)` per child.
+    logits: Vec<f32>,
+    /// Child offsets (from `first_child`) of the considered actions, best
+    /// `g + logits` first.
+    considered: Vec<u32>,
 }
 
 /// Statistics of one root child, from the **root's side to move**.
@@ -89,12 +135,20 @@ enum Descent {
 pub struct Mcts<G: Game> {
     config: SearchConfig,
     root_selection: RootSelection,
+    /// Root exploration (noise, forced playouts) on for this search.
+    explore: bool,
+    /// Target root visits of the current search (Gumbel budget; 0 = unset).
+    simulations: u32,
+    /// The network's value (`W - L`, root's side to move) of the root, once evaluated.
+    root_raw_value: Option<f32>,
+    /// Gumbel root state, once prepared for this search.
+    gumbel: Option<GumbelRoot>,
     root_state: G,
     /// The arena; `nodes[0]` is the root.
     nodes: Vec<Node>,
     /// `actions[i - 1]` is the action leading to `nodes[i]` (`i >= 1`).
     actions: Vec<G::Action>,
-    /// Root noise still to be mixed into the root priors (once expanded).
+    /// Root preparation (noise, Gumbel sampling) still to do once the root is expanded.
     noise_pending: bool,
     /// Position slots; `[..pending_nodes.len()]` are the pending leaves.
     pending_positions: Vec<G>,
@@ -129,12 +183,17 @@ fn sanitize_wdl(wdl: Wdl) -> Wdl {
 impl<G: Game> Mcts<G> {
     /// A tree with only the root `root`, unexpanded (terminal if the game is
     /// over there). Does not validate `config` (see [`SearchConfig::validate`]).
-    /// Root noise is applied once the root is expanded if
-    /// `config.dirichlet_epsilon > 0`.
+    /// The root selection is `config.root_selection()`. Root noise is
+    /// applied once the root is expanded if `config.dirichlet_epsilon > 0`
+    /// (see [`Mcts::set_exploration`]).
     pub fn new(root: G, config: &SearchConfig) -> Self {
         let mut tree = Mcts {
             config: config.clone(),
-            root_selection: RootSelection::default(),
+            root_selection: config.root_selection(),
+            explore: true,
+            simulations: 0,
+            root_raw_value: None,
+            gumbel: None,
             root_state: root,
             nodes: Vec::new(),
             actions: Vec::new(),
@@ -156,6 +215,7 @@ impl<G: Game> Mcts<G> {
         self.nodes.clear();
         self.actions.clear();
         self.nodes.push(Node::leaf(1.0));
+        self.root_raw_value = None;
         self.clear_pending();
         self.init_root();
     }
@@ -174,7 +234,8 @@ impl<G: Game> Mcts<G> {
                 root.kind = NodeKind::TerminalDraw;
             }
         }
-        self.noise_pending = self.config.noise_enabled();
+        self.noise_pending = true;
+        self.gumbel = None;
     }
 
     fn clear_pending(&mut self) {
@@ -189,9 +250,45 @@ impl<G: Game> Mcts<G> {
         self.pending_paths.clear();
     }
 
-    /// Choose how the root selects children (only [`RootSelection::Puct`] today).
+    /// Choose how the root selects children (default: `config.root_selection()`).
+    /// Call it before the search starts.
     pub fn set_root_selection(&mut self, selection: RootSelection) {
         self.root_selection = selection;
+        self.gumbel = None;
+    }
+
+    /// How the root selects children.
+    pub fn root_selection(&self) -> RootSelection {
+        self.root_selection
+    }
+
+    /// Switch root exploration on or off for the coming search: the root
+    /// noise (Dirichlet for a PUCT root, Gumbel for a Gumbel root) and
+    /// forced playouts, which run only while this is on **and**
+    /// `config.noise_enabled()` (so `true` restores the configured
+    /// behaviour). Default on; KataGo's playout cap randomisation switches
+    /// it off for fast searches. The
+    /// noise part takes effect only if called before the first
+    /// [`Mcts::select_leaves`] after the root was set ([`Mcts::new`],
+    /// [`Mcts::advance`]) and evaluated.
+    pub fn set_exploration(&mut self, on: bool) {
+        self.explore = on;
+    }
+
+    /// Whether root exploration is on: [`Mcts::set_exploration`] and
+    /// `config.noise_enabled()`.
+    pub fn exploration(&self) -> bool {
+        self.explore && self.config.noise_enabled()
+    }
+
+    /// Tell the tree its search budget: the root visits the search will
+    /// reach, as passed to [`crate::run_batched`] (which calls this). A
+    /// Gumbel root plans sequential halving over `simulations - 1` child
+    /// visits (the first simulation is the root's own evaluation); PUCT
+    /// ignores it. Unset (0), the Gumbel schedule degrades to one visit per
+    /// considered action per phase.
+    pub fn set_simulations(&mut self, simulations: u32) {
+        self.simulations = simulations;
     }
 
     /// The configuration this tree searches with.
@@ -238,18 +335,32 @@ impl<G: Game> Mcts<G> {
     ///   first-play urgency `Q(s) - fpu_reduction` (Leela Chess Zero, KataGo).
     ///
     /// Ties go to the first child in legal-action order.
-    fn select_child(&self, node: usize) -> usize {
+    ///
+    /// With `forced_k = Some(k)` (KataGo forced playouts, Wu 2019 section
+    /// 3.1; the root only), a child with at least one completed visit and
+    /// `N(s,a) < sqrt(k * P(s,a) * sum_b N(s,b))` (completed visits in the
+    /// sum) is chosen outright, the first such in legal order.
+    fn select_child(&self, node: usize, forced_k: Option<f32>) -> usize {
         let parent = &self.nodes[node];
         let c_puct = self.config.c_puct;
         let vl = self.config.virtual_loss;
         let sqrt_n = ((parent.visits + parent.in_flight) as f32).sqrt();
         let fpu = parent.q().unwrap_or(0.0) - self.config.fpu_reduction;
+        let child_visits: f32 = match forced_k {
+            Some(_) => parent.children().map(|c| self.nodes[c].visits as f32).sum(),
+            None => 0.0,
+        };
         let mut best = parent.first_child as usize;
         let mut best_score = f32::NEG_INFINITY;
         for c in parent.children() {
             let child = &self.nodes[c];
             let virtual_visits = vl * child.in_flight as f32;
             let n_eff = child.visits as f32 + virtual_visits;
+            if let Some(k) = forced_k {
+                if child.visits > 0 && n_eff < (k * child.prior * child_visits).sqrt() {
+                    return c;
+                }
+            }
             let q = if child.visits == 0 && virtual_visits <= 0.0 {
                 fpu
             } else {
@@ -272,9 +383,127 @@ impl<G: Game> Mcts<G> {
 
     /// Child choice at the root; the plug point for other root policies.
     fn select_root_child(&self) -> usize {
-        match self.root_selection {
-            RootSelection::Puct => self.select_child(0),
+        match (self.root_selection, &self.gumbel) {
+            (RootSelection::Gumbel { m, .. }, Some(state)) => self.select_gumbel_child(m, state),
+            _ => {
+                let forced = (self.config.forced_playouts && self.exploration())
+                    .then_some(self.config.forced_playouts_k);
+                self.select_child(0, forced)
+            }
         }
+    }
+
+    /// `sigma(q_hat)` per root child (the paper's eq. 8 applied to the
+    /// completed Q of eq. 10), or `None` for a PUCT root.
+    fn root_sigma_q(&self) -> Option<Vec<f32>> {
+        let RootSelection::Gumbel {
+            c_visit,
+            c_scale,
+            rescale_q,
+            ..
+        } = self.root_selection
+        else {
+            return None;
+        };
+        let root = &self.nodes[0];
+        let n = root.children().len();
+        let (mut priors, mut visits, mut q) = (
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+            Vec::with_capacity(n),
+        );
+        for c in root.children() {
+            let child = &self.nodes[c];
+            priors.push(child.prior);
+            visits.push(child.visits);
+            let own = child.q().unwrap_or(0.0);
+            q.push(if child.to_move == root.to_move {
+                own
+            } else {
+                -own
+            });
+        }
+        let raw = self.root_raw_value.or_else(|| root.q()).unwrap_or(0.0);
+        let completed = gumbel::completed_q(raw, &priors, &visits, &q, rescale_q);
+        let max_visits = visits.iter().copied().max().unwrap_or(0);
+        let scale = gumbel::sigma_scale(c_visit, c_scale, max_visits);
+        Some(completed.iter().map(|x| scale * x).collect())
+    }
+
+    /// Sequential halving with Gumbel at the root (mctx
+    /// `gumbel_muzero_root_action_selection`): among the considered children
+    /// whose visits (completed plus in flight) equal the scheduled
+    /// [`gumbel::considered_visit`] for the current simulation index (the
+    /// sum of those counts over all children), the one with the largest
+    /// `max(-1e9, g + logits + sigma(q_hat))` (ties: legal order). If none
+    /// has the scheduled count (cannot happen from a fresh tree), those
+    /// with the fewest visits compete instead.
+    fn select_gumbel_child(&self, m: u32, state: &GumbelRoot) -> usize {
+        let root = &self.nodes[0];
+        let first = root.first_child as usize;
+        let count = |c: usize| {
+            let node = &self.nodes[c];
+            node.visits + node.in_flight
+        };
+        let index: u64 = root.children().map(|c| u64::from(count(c))).sum();
+        let m_eff = m.min(root.num_children);
+        let target = gumbel::considered_visit(m_eff, self.simulations.saturating_sub(1), index);
+        let sigma = self.root_sigma_q().unwrap_or_default();
+        let has_target = state
+            .considered
+            .iter()
+            .any(|&o| count(first + o as usize) == target);
+        let wanted = if has_target {
+            target
+        } else {
+            state
+                .considered
+                .iter()
+                .map(|&o| count(first + o as usize))
+                .min()
+                .unwrap_or(0)
+        };
+        let mut best: Option<(usize, f32)> = None;
+        for &o in &state.considered {
+            let o = o as usize;
+            if count(first + o) != wanted {
+                continue;
+            }
+            let score = (state.g[o] + state.logits[o] + sigma.get(o).copied().unwrap_or(0.0))
+                .max(gumbel::LOW_SCORE);
+            let better = match best {
+                None => true,
+                Some((b, s)) => score > s || (score == s && o < b),
+            };
+            if better {
+                best = Some((o, score));
+            }
+        }
+        first + best.map_or(0, |(o, _)| o)
+    }
+
+    /// Prepare the Gumbel root for this search: logits, Gumbel noise (when
+    /// exploring) and the considered actions (Gumbel-top-k by `g + logits`).
+    fn prepare_gumbel<R: Rng + ?Sized>(&mut self, m: u32, rng: &mut R) {
+        let children = self.nodes[0].children();
+        let logits: Vec<f32> = children
+            .clone()
+            .map(|c| gumbel::logit(self.nodes[c].prior))
+            .collect();
+        let g: Vec<f32> = match (self.exploration(), Gumbel::new(0.0f32, 1.0f32)) {
+            (true, Ok(dist)) => logits.iter().map(|_| dist.sample(rng)).collect(),
+            _ => vec![0.0; logits.len()],
+        };
+        let mut order: Vec<u32> = (0..logits.len() as u32).collect();
+        let key = |o: &u32| g[*o as usize] + logits[*o as usize];
+        // Stable sort: ties keep legal order.
+        order.sort_by(|a, b| key(b).total_cmp(&key(a)));
+        order.truncate(m.max(1) as usize);
+        self.gumbel = Some(GumbelRoot {
+            g,
+            logits,
+            considered: order,
+        });
     }
 
     /// Add one visit with `wdl` (from `leaf_to_move`'s view) to every node
@@ -320,7 +549,7 @@ impl<G: Game> Mcts<G> {
                     let child = if node == 0 {
                         self.select_root_child()
                     } else {
-                        self.select_child(node)
+                        self.select_child(node, None)
                     };
                     self.pending_positions[slot].play(self.actions[child - 1]);
                     node = child;
@@ -404,7 +633,19 @@ impl<G: Game> Mcts<G> {
     /// called again before applying; leaves accumulate.
     pub fn select_leaves<R: Rng + ?Sized>(&mut self, max_leaves: usize, rng: &mut R) -> usize {
         if self.noise_pending && self.nodes[0].kind == NodeKind::Expanded {
-            self.apply_root_noise(rng);
+            match self.root_selection {
+                RootSelection::Gumbel { m, .. } => {
+                    self.noise_pending = false;
+                    self.prepare_gumbel(m, rng);
+                }
+                RootSelection::Puct => {
+                    if self.exploration() {
+                        self.apply_root_noise(rng);
+                    } else {
+                        self.noise_pending = false;
+                    }
+                }
+            }
         }
         let before = self.pending_nodes.len();
         for _ in 0..max_leaves {
@@ -497,11 +738,15 @@ impl<G: Game> Mcts<G> {
             }
             let path_end = self.pending_path_ends[i] as usize;
             let to_move = self.nodes[leaf].to_move;
+            let value = sanitize_wdl(wdl[i]);
+            if leaf == 0 {
+                self.root_raw_value = Some(value[0] - value[2]);
+            }
             Self::backup(
                 &mut self.nodes,
                 &self.pending_paths[path_start..path_end],
                 to_move,
-                sanitize_wdl(wdl[i]),
+                value,
                 true,
             );
             path_start = path_end;
@@ -541,24 +786,108 @@ impl<G: Game> Mcts<G> {
             .unwrap_or(DRAW_WDL)
     }
 
-    /// The AlphaZero policy target: root visit counts normalised to sum to
-    /// 1, one entry per legal action in legal-action order. Uniform when no
-    /// child has been visited; empty when the root is unexpanded or terminal.
+    /// The policy target, one entry per legal action in legal-action order,
+    /// summing to 1; empty when the root is unexpanded or terminal.
+    ///
+    /// - PUCT root (AlphaZero): root visit counts normalised; with
+    ///   `config.forced_playouts`, the counts after KataGo's policy target
+    ///   pruning ([`Mcts::pruned_root_visits`]). Uniform when no child has
+    ///   been visited.
+    /// - Gumbel root: the improved policy `softmax(logits + sigma(q_hat))`
+    ///   (Danihelka et al. 2022, eq. 11; see [`RootSelection::Gumbel`]).
     pub fn policy_target(&self) -> Vec<(G::Action, f32)> {
         let children = self.nodes[0].children();
-        let total: u64 = children
-            .clone()
-            .map(|c| u64::from(self.nodes[c].visits))
-            .sum();
+        if let Some(sigma) = self.root_sigma_q() {
+            let logits: Vec<f32> = children
+                .clone()
+                .map(|c| gumbel::logit(self.nodes[c].prior))
+                .collect();
+            let policy = gumbel::improved_policy(&logits, &sigma, 1.0);
+            return children
+                .zip(policy)
+                .map(|(c, p)| (self.actions[c - 1], p))
+                .collect();
+        }
+        let counts = self.pruned_root_visits();
+        let total: f64 = counts.iter().map(|&v| f64::from(v)).sum();
         let n = children.len() as f32;
         children
-            .map(|c| {
-                let p = if total > 0 {
-                    self.nodes[c].visits as f32 / total as f32
+            .zip(counts)
+            .map(|(c, v)| {
+                let p = if total > 0.0 {
+                    (f64::from(v) / total) as f32
                 } else {
                     1.0 / n
                 };
                 (self.actions[c - 1], p)
+            })
+            .collect()
+    }
+
+    /// Root child visit counts in legal-action order, after KataGo's policy
+    /// target pruning when `config.forced_playouts` is on (Wu 2019, section
+    /// 3.1), otherwise as they are. Pruning keeps the most visited child
+    /// `c*` ([`Mcts::principal_variation`]'s first move) and takes from
+    /// every other child `c` as many visits `d <= n_forced(c) = sqrt(k * P(c) * sum_b N(b))`
+    /// as possible while `PUCT(c) < PUCT(c*)` still holds with `N(c) - d`
+    /// visits, where `PUCT(x) = Q(x) + c_puct * P(x) * sqrt(N_root) / (1 + N(x))`
+    /// with the final counts (no first-play urgency: unvisited children
+    /// stay at 0). A child left with a single visit after losing some is
+    /// pruned to 0.
+    pub fn pruned_root_visits(&self) -> Vec<u32> {
+        let root = &self.nodes[0];
+        let raw: Vec<u32> = root.children().map(|c| self.nodes[c].visits).collect();
+        if !self.config.forced_playouts || !matches!(self.root_selection, RootSelection::Puct) {
+            return raw;
+        }
+        let Some(best) = self.best_child(0) else {
+            return raw;
+        };
+        let first = root.first_child as usize;
+        let c_puct = self.config.c_puct;
+        let k = self.config.forced_playouts_k;
+        let sqrt_root = (root.visits as f32).sqrt();
+        let sum_n: f32 = raw.iter().map(|&v| v as f32).sum();
+        let q_root = |c: usize| {
+            let child = &self.nodes[c];
+            let own = child.q().unwrap_or(0.0);
+            if child.to_move == root.to_move {
+                own
+            } else {
+                -own
+            }
+        };
+        let star = &self.nodes[best];
+        let puct_star = q_root(best) + c_puct * star.prior * sqrt_root / (1.0 + star.visits as f32);
+        raw.iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let c = first + i;
+                if c == best || n == 0 {
+                    return n;
+                }
+                let prior = self.nodes[c].prior;
+                let n_forced = (k * prior * sum_n).sqrt();
+                let max_cut = n_forced.floor().min(n as f32) as u32;
+                let gap = puct_star - q_root(c);
+                if gap.is_nan() || gap <= 0.0 || max_cut == 0 {
+                    return n;
+                }
+                // PUCT(c) with n' visits < PUCT(c*)  <=>  n' > c_puct * P(c) * sqrt(N_root) / gap - 1.
+                let bound = c_puct * prior * sqrt_root / gap - 1.0;
+                let min_keep = if bound < 0.0 {
+                    0
+                } else if bound >= n as f32 {
+                    n
+                } else {
+                    bound.floor() as u32 + 1
+                };
+                let kept = min_keep.max(n - max_cut).min(n);
+                if kept < n && kept <= 1 {
+                    0
+                } else {
+                    kept
+                }
             })
             .collect()
     }
@@ -584,9 +913,13 @@ impl<G: Game> Mcts<G> {
     /// The action to play: with `temperature <= 0` (or non-finite) the most
     /// visited root child (ties: higher prior, then legal order); otherwise
     /// sampled with probability proportional to `N(a)^(1 / temperature)`
-    /// (Silver et al. 2018). `None` only when there is no legal action. If
-    /// the root is unexpanded, the first legal action (temperature 0) or a
-    /// uniformly random one.
+    /// (Silver et al. 2018), `N` after policy target pruning when forced
+    /// playouts are on ([`Mcts::pruned_root_visits`]). `None` only when
+    /// there is no legal action. If the root is unexpanded, the first legal
+    /// action (temperature 0) or a uniformly random one.
+    ///
+    /// A Gumbel root ignores `temperature` and plays the paper's action
+    /// ([`Mcts::gumbel_action`]), already a sample when its noise is on.
     pub fn choose_action<R: Rng + ?Sized>(
         &self,
         temperature: f32,
@@ -608,18 +941,22 @@ impl<G: Game> Mcts<G> {
             };
             return legal.get(i).copied();
         }
+        if let Some(action) = self.gumbel_action() {
+            return Some(action);
+        }
         let best = self.best_child(0)?;
         let max_visits = self.nodes[best].visits;
         if !(temperature > 0.0 && temperature.is_finite()) || max_visits == 0 {
             return Some(self.actions[best - 1]);
         }
+        let counts = self.pruned_root_visits();
+        let max_visits = counts.iter().copied().max().unwrap_or(0).max(1);
         // Weights N^(1/t) scaled by max N^(1/t), computed in logs to avoid overflow.
         let inv_t = 1.0 / f64::from(temperature);
         let ln_max = f64::from(max_visits).ln();
-        let weights: Vec<f64> = children
-            .clone()
-            .map(|c| {
-                let v = self.nodes[c].visits;
+        let weights: Vec<f64> = counts
+            .iter()
+            .map(|&v| {
                 if v == 0 {
                     0.0
                 } else {
@@ -638,6 +975,33 @@ impl<G: Game> Mcts<G> {
             }
         }
         Some(self.actions[best - 1])
+    }
+
+    /// The Gumbel root's action (Danihelka et al. 2022, section 4; mctx
+    /// `gumbel_muzero_policy`): among the root children with the most
+    /// visits, the one with the largest `max(-1e9, g + logits + sigma(q_hat))`
+    /// (ties: legal order), `g` the search's Gumbel noise (0 if none was
+    /// drawn). `None` for a PUCT root or an unexpanded or terminal root.
+    pub fn gumbel_action(&self) -> Option<G::Action> {
+        let sigma = self.root_sigma_q()?;
+        let root = &self.nodes[0];
+        let first = root.first_child as usize;
+        let max_visits = root.children().map(|c| self.nodes[c].visits).max()?;
+        let mut best: Option<(usize, f32)> = None;
+        for (o, c) in root.children().enumerate() {
+            if self.nodes[c].visits != max_visits {
+                continue;
+            }
+            let (g, logit) = match &self.gumbel {
+                Some(state) => (state.g[o], state.logits[o]),
+                None => (0.0, gumbel::logit(self.nodes[c].prior)),
+            };
+            let score = (g + logit + sigma[o]).max(gumbel::LOW_SCORE);
+            if best.is_none_or(|(_, s)| score > s) {
+                best = Some((o, score));
+            }
+        }
+        best.map(|(o, _)| self.actions[first + o - 1])
     }
 
     /// The expected line: from the root, repeatedly the most visited child
@@ -662,7 +1026,9 @@ impl<G: Game> Mcts<G> {
     /// virtual losses cleared. Root noise is armed again for the new root
     /// when enabled (applied at the next [`Mcts::select_leaves`]); the old
     /// root's noise does not carry over, since only the old root's children
-    /// had noisy priors and the new root's children never did.
+    /// had noisy priors and the new root's children never did. A Gumbel
+    /// root keeps no subtree: the tree restarts from the new position, as
+    /// every search of the paper does.
     ///
     /// # Errors
     /// [`SearchError::IllegalAction`] if `action` is not legal at the root;
@@ -670,7 +1036,12 @@ impl<G: Game> Mcts<G> {
     pub fn advance(&mut self, action: G::Action) -> Result<(), SearchError> {
         let root = self.nodes[0];
         let child = root.children().find(|&c| self.actions[c - 1] == action);
+        let reuse = matches!(self.root_selection, RootSelection::Puct);
         match child {
+            Some(_) if !reuse => {
+                self.root_state.play(action);
+                self.reset_to_root_state();
+            }
             Some(c) => {
                 self.clear_pending();
                 self.root_state.play(action);
@@ -721,5 +1092,11 @@ impl<G: Game> Mcts<G> {
     #[cfg(test)]
     pub(crate) fn nodes(&self) -> &[Node] {
         &self.nodes
+    }
+
+    /// Hand-built statistics in tests.
+    #[cfg(test)]
+    pub(crate) fn nodes_mut(&mut self) -> &mut [Node] {
+        &mut self.nodes
     }
 }

@@ -4,6 +4,13 @@
 //!
 //! Tree work (selection, expansion, backup) for the games of one step runs
 //! in parallel with rayon; the network call in between is the batch.
+//!
+//! Playout cap randomisation (KataGo, Wu 2019, "Accelerating Self-Play
+//! Learning in Go", section 3.1): with `full_search_prob < 1`, each searched
+//! move is a full search (`simulations` visits, root exploration on,
+//! recorded as a training target) with that probability, otherwise a fast
+//! search (`fast_simulations` visits, no root noise or forced playouts, not
+//! recorded).
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -22,8 +29,20 @@ pub struct SelfPlayConfig {
     pub games_per_generation: usize,
     /// Games in flight at once (their leaves share one network batch).
     pub concurrent_games: usize,
-    /// MCTS simulations (visits) per move.
+    /// MCTS simulations (root visits) per move; with playout cap
+    /// randomisation, those of a full search (KataGo's `N`). Also accepted
+    /// as `full_simulations`.
+    #[serde(alias = "full_simulations")]
     pub simulations: u32,
+    /// Playout cap randomisation (KataGo, Wu 2019, section 3.1): the
+    /// probability `p` that a searched move gets a full search and is
+    /// recorded as a training target; otherwise it gets a fast search of
+    /// `fast_simulations`, without root exploration, and is not recorded.
+    /// In `[0, 1]`; 1 (the default) = every move full (off).
+    pub full_search_prob: f32,
+    /// Root visits of a fast search (KataGo's `n`). `1..=simulations` when
+    /// `full_search_prob < 1`. Default 16.
+    pub fast_simulations: u32,
     /// Leaves collected per tree per batch step (virtual loss spreads them).
     pub leaves_per_tree: usize,
     /// Plies played with temperature `temperature` (then the most visited
@@ -52,6 +71,8 @@ impl Default for SelfPlayConfig {
             games_per_generation: 200,
             concurrent_games: 64,
             simulations: 64,
+            full_search_prob: 1.0,
+            fast_simulations: 16,
             leaves_per_tree: 4,
             temperature_plies: 12,
             temperature: 1.0,
@@ -100,8 +121,20 @@ impl SelfPlayConfig {
                 "selfplay.games_per_chunk must be >= 1",
             ),
         ];
+        let cap_checks: [(bool, &str); 2] = [
+            (
+                (0.0..=1.0).contains(&self.full_search_prob),
+                "selfplay.full_search_prob must be in [0, 1]",
+            ),
+            (
+                self.full_search_prob >= 1.0
+                    || (self.fast_simulations >= 1 && self.fast_simulations <= self.simulations),
+                "selfplay.fast_simulations must be in 1..=simulations when full_search_prob < 1",
+            ),
+        ];
         checks
             .iter()
+            .chain(&cap_checks)
             .find(|(ok, _)| !ok)
             .map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
     }
@@ -113,13 +146,23 @@ struct Slot<G: Game> {
     tree: Mcts<G>,
     record: GameRecord,
     rng: SmallRng,
+    /// Draws full or fast search per move (playout cap randomisation), a
+    /// stream of its own so the draws do not depend on the search.
+    cap_rng: SmallRng,
     /// Only one legal action: play it without searching.
     forced: bool,
+    /// The current move gets a full search (recorded).
+    full: bool,
+    /// Root visits the current move's search runs to.
+    target: u32,
 }
 
+/// Mixed into a slot's seed for its playout-cap stream.
+const CAP_SEED_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
+
 impl<G: Game> Slot<G> {
-    fn new(start: &G, search: &SearchConfig, seed: u64) -> Self {
-        Slot {
+    fn new(start: &G, search: &SearchConfig, config: &SelfPlayConfig, seed: u64) -> Self {
+        let mut slot = Slot {
             game: start.clone(),
             tree: Mcts::new(start.clone(), search),
             record: GameRecord {
@@ -130,8 +173,30 @@ impl<G: Game> Slot<G> {
                 ply_capped: false,
             },
             rng: SmallRng::seed_from_u64(seed),
+            cap_rng: SmallRng::seed_from_u64(seed ^ CAP_SEED_SALT),
             forced: start.legal_vec().len() == 1,
+            full: true,
+            target: config.simulations,
+        };
+        slot.begin_move(config);
+        slot
+    }
+
+    /// Set up the search of the next move: full or fast (one draw from
+    /// `cap_rng` per searched move, none when `full_search_prob >= 1`).
+    fn begin_move(&mut self, config: &SelfPlayConfig) {
+        if self.forced {
+            return;
         }
+        self.full = config.full_search_prob >= 1.0
+            || self.cap_rng.random::<f32>() < config.full_search_prob;
+        self.target = if self.full {
+            config.simulations
+        } else {
+            config.fast_simulations.max(1)
+        };
+        self.tree.set_exploration(self.full);
+        self.tree.set_simulations(self.target);
     }
 }
 
@@ -146,6 +211,13 @@ pub struct SelfPlayStats {
     pub plies: usize,
     /// Network evaluations requested.
     pub evaluations: u64,
+    /// Moves searched with the full budget (recorded unless the position
+    /// had a single legal action, which is never searched).
+    #[serde(default)]
+    pub full_searches: usize,
+    /// Moves searched with the fast budget (playout cap randomisation; not recorded).
+    #[serde(default)]
+    pub fast_searches: usize,
 }
 
 /// Play `games` games from `start` with `evaluator`, calling `on_game` for
@@ -165,7 +237,7 @@ pub fn play_games<G: Game, E: Evaluator<G>>(
     let mut started = 0usize;
     let mut slots: Vec<Slot<G>> = Vec::new();
     while started < games && slots.len() < config.concurrent_games {
-        slots.push(Slot::new(start, search, seeds.random()));
+        slots.push(Slot::new(start, search, config, seeds.random()));
         started += 1;
     }
     let mut priors = Vec::new();
@@ -174,12 +246,12 @@ pub fn play_games<G: Game, E: Evaluator<G>>(
         stats.evaluations += search_step(&mut slots, evaluator, config, &mut priors, &mut wdl);
         let mut i = 0;
         while i < slots.len() {
-            if slots[i].forced || slots[i].tree.visits() >= config.simulations {
+            if slots[i].forced || slots[i].tree.visits() >= slots[i].target {
                 if let Some(record) = advance_slot(&mut slots[i], config, &mut stats) {
                     on_game(record);
                     stats.games += 1;
                     if started < games {
-                        slots[i] = Slot::new(start, search, seeds.random());
+                        slots[i] = Slot::new(start, search, config, seeds.random());
                         started += 1;
                     } else {
                         slots.swap_remove(i);
@@ -203,10 +275,10 @@ fn search_step<G: Game, E: Evaluator<G>>(
     wdl: &mut Vec<Wdl>,
 ) -> u64 {
     slots.par_iter_mut().for_each(|s| {
-        if !s.forced && s.tree.visits() < config.simulations {
+        if !s.forced && s.tree.visits() < s.target {
             let want = config
                 .leaves_per_tree
-                .min((config.simulations - s.tree.visits()) as usize)
+                .min((s.target - s.tree.visits()) as usize)
                 .max(1);
             s.tree.select_leaves(want, &mut s.rng);
         }
@@ -256,7 +328,14 @@ fn advance_slot<G: Game>(
     stats: &mut SelfPlayStats,
 ) -> Option<GameRecord> {
     let legal = slot.game.legal_vec();
-    let target = (legal.len() > 1).then(|| {
+    if !slot.forced {
+        if slot.full {
+            stats.full_searches += 1;
+        } else {
+            stats.fast_searches += 1;
+        }
+    }
+    let target = (legal.len() > 1 && slot.full).then(|| {
         let mut policy = vec![0.0; legal.len()];
         for (action, p) in slot.tree.policy_target() {
             if let Some(i) = legal.iter().position(|&a| a == action) {
@@ -303,6 +382,7 @@ fn advance_slot<G: Game>(
         // Cannot happen for an action the tree offered; start afresh to be safe.
         slot.tree = Mcts::new(slot.game.clone(), slot.tree.config());
     }
+    slot.begin_move(config);
     None
 }
 
@@ -352,5 +432,160 @@ pub fn play_games_parallel<G: Game, E: Evaluator<G>>(
             positions: a.positions + s.positions,
             plies: a.plies + s.plies,
             evaluations: a.evaluations + s.evaluations,
+            full_searches: a.full_searches + s.full_searches,
+            fast_searches: a.fast_searches + s.fast_searches,
         })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rules::Shakti;
+    use search::{RootKind, UniformEvaluator};
+
+    fn config(p: f32) -> SelfPlayConfig {
+        SelfPlayConfig {
+            games_per_generation: 3,
+            concurrent_games: 1,
+            simulations: 8,
+            full_search_prob: p,
+            fast_simulations: 2,
+            leaves_per_tree: 2,
+            temperature_plies: 4,
+            ply_cap: 24,
+            ..SelfPlayConfig::default()
+        }
+    }
+
+    fn play(
+        search: &SearchConfig,
+        config: &SelfPlayConfig,
+        seed: u64,
+    ) -> (Vec<GameRecord>, SelfPlayStats) {
+        let mut records = Vec::new();
+        let stats = play_games(
+            &Shakti::start(),
+            &mut UniformEvaluator,
+            search,
+            config,
+            config.games_per_generation,
+            seed,
+            |r| records.push(r),
+        );
+        (records, stats)
+    }
+
+    /// Per ply of `record`, whether the position had more than one legal
+    /// action (was searched).
+    fn searched_plies(record: &GameRecord) -> Vec<bool> {
+        let mut searched = Vec::new();
+        record
+            .replay::<Shakti>(|_, legal, _| searched.push(legal.len() > 1))
+            .unwrap();
+        searched
+    }
+
+    #[test]
+    fn playout_cap_randomisation_records_only_full_searches() {
+        let seed = 5;
+        let cfg = config(0.25);
+        assert_eq!(cfg.validate(), Ok(()));
+        let (records, stats) = play(&SearchConfig::default(), &cfg, seed);
+        assert_eq!(records.len(), 3);
+        // With one game at a time, game k gets the k-th seed of the stream;
+        // its j-th searched move is full iff the j-th draw of its cap
+        // stream is < p. Predict every move exactly.
+        let mut seeds = SmallRng::seed_from_u64(seed);
+        let (mut full, mut fast) = (0, 0);
+        for record in &records {
+            let mut cap = SmallRng::seed_from_u64(seeds.random::<u64>() ^ CAP_SEED_SALT);
+            for (ply, searched) in searched_plies(record).into_iter().enumerate() {
+                let want_target = searched && cap.random::<f32>() < 0.25;
+                assert_eq!(record.targets[ply].is_some(), want_target, "ply {ply}");
+                full += want_target as usize;
+                fast += (searched && !want_target) as usize;
+            }
+        }
+        assert_eq!(stats.full_searches, full);
+        assert_eq!(stats.fast_searches, fast);
+        assert_eq!(stats.positions, full);
+        assert_eq!(
+            records.iter().map(GameRecord::recorded).sum::<usize>(),
+            full
+        );
+        // The seeded run: 67 plies (one game ends before the cap of 24),
+        // 66 of them searched: 15 full, 51 fast.
+        assert_eq!(stats.plies, 67);
+        assert_eq!((full, fast), (15, 51));
+    }
+
+    #[test]
+    fn playout_cap_extremes() {
+        // p = 1: every searched move full and recorded (the old behaviour).
+        let (records, stats) = play(&SearchConfig::default(), &config(1.0), 9);
+        let searched: usize = records
+            .iter()
+            .map(|r| searched_plies(r).iter().filter(|s| **s).count())
+            .sum();
+        assert_eq!(stats.fast_searches, 0);
+        assert_eq!(stats.full_searches, searched);
+        assert_eq!(stats.positions, searched);
+        // p = 0: nothing recorded, every search fast (2 root visits: the
+        // root plus at most one more evaluation per move, fewer with reuse).
+        let (records, stats) = play(&SearchConfig::default(), &config(0.0), 9);
+        assert_eq!(stats.full_searches, 0);
+        assert_eq!(stats.positions, 0);
+        assert!(records.iter().all(|r| r.recorded() == 0));
+        assert!(stats.evaluations <= 2 * stats.fast_searches as u64);
+    }
+
+    #[test]
+    fn config_checks_the_playout_cap_keys() {
+        let bad_p = SelfPlayConfig {
+            full_search_prob: 1.5,
+            ..SelfPlayConfig::default()
+        };
+        assert!(bad_p.validate().unwrap_err().contains("full_search_prob"));
+        let bad_fast = SelfPlayConfig {
+            full_search_prob: 0.5,
+            fast_simulations: 100,
+            simulations: 64,
+            ..SelfPlayConfig::default()
+        };
+        assert!(bad_fast
+            .validate()
+            .unwrap_err()
+            .contains("fast_simulations"));
+        // `full_simulations` is another name for `simulations`.
+        let parsed: SelfPlayConfig = toml::from_str(
+            "full_simulations = 100\nfull_search_prob = 0.25\nfast_simulations = 20\n",
+        )
+        .unwrap();
+        assert_eq!(parsed.simulations, 100);
+        assert_eq!(parsed.validate(), Ok(()));
+    }
+
+    #[test]
+    fn gumbel_self_play_records_improved_policies() {
+        let search = SearchConfig {
+            root: RootKind::Gumbel,
+            gumbel_m: 4,
+            ..SearchConfig::default()
+        };
+        let cfg = SelfPlayConfig {
+            concurrent_games: 2,
+            ..config(0.5)
+        };
+        let (records, stats) = play(&search, &cfg, 3);
+        assert_eq!(records.len(), 3);
+        assert!(stats.positions > 0);
+        for record in &records {
+            for target in record.targets.iter().flatten() {
+                let sum: f32 = target.policy.iter().sum();
+                assert!((sum - 1.0).abs() < 1e-4, "{sum}");
+                // Improved policies are dense: every legal action gets mass.
+                assert!(target.policy.iter().all(|p| *p > 0.0));
+            }
+        }
+    }
 }

@@ -295,6 +295,7 @@ fn selfplay_generation<E: Encode>(
         positions: games.iter().map(|r| r.recorded()).sum(),
         plies: games.iter().map(|r| r.actions.len()).sum(),
         evaluations: 0,
+        ..Default::default()
     };
     let pb = bar(
         options,
@@ -336,6 +337,8 @@ fn selfplay_generation<E: Encode>(
         stats.positions += s.positions;
         stats.plies += s.plies;
         stats.evaluations += s.evaluations;
+        stats.full_searches += s.full_searches;
+        stats.fast_searches += s.fast_searches;
         games.extend(chunk.games);
         next_part += 1;
     }
