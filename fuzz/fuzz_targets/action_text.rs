@@ -10,7 +10,10 @@ fn check<G: Game>(text: &str) {
     if let Ok(actions) = g.parse_move(text) {
         let mut c = g.clone();
         for a in actions {
-            assert!(c.legal_vec().contains(&a), "{text:?} gave an illegal action");
+            assert!(
+                c.legal_vec().contains(&a),
+                "{text:?} gave an illegal action"
+            );
             c.play(a);
         }
     }
