@@ -12,5 +12,4 @@ fuzz_target!(|data: &[u8]| {
             let _ = model::bundle::parse_meta::<G>(data, Path::new("fuzz"));
         }, else ());
     }
-    let _ = model::bundle::peek_variant(Path::new("/nonexistent-fuzz-dir"));
 });
