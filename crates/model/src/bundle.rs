@@ -163,7 +163,17 @@ pub fn read_meta<E: Encode>(dir: &Path) -> Result<BundleMeta, BundleError> {
         path: path.clone(),
         source,
     })?;
-    let meta: BundleMeta = serde_json::from_slice(&text).map_err(|e| BundleError::Meta {
+    parse_meta::<E>(&text, dir)
+}
+
+/// Parse and validate `model.json` bytes for game `E` (the pure part of
+/// [`read_meta`]; `dir` only labels errors).
+///
+/// # Errors
+/// As [`read_meta`], without the I/O error.
+pub fn parse_meta<E: Encode>(text: &[u8], dir: &Path) -> Result<BundleMeta, BundleError> {
+    let path = dir.join(META_FILE);
+    let meta: BundleMeta = serde_json::from_slice(text).map_err(|e| BundleError::Meta {
         path: path.clone(),
         reason: e.to_string(),
     })?;

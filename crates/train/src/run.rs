@@ -23,8 +23,8 @@ use anyhow::{Context, Result};
 use burn::tensor::Device;
 use encoding::Encode;
 use indicatif::{ProgressBar, ProgressStyle};
-use model::atomic::write_atomic;
-use model::bundle::{load_bundle, meta_for, save_bundle};
+use model::atomic::{remove_stale_temps, write_atomic};
+use model::bundle::{load_bundle, meta_for, read_meta, save_bundle};
 use model::{Net, NetEvaluator, NetShape};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -34,7 +34,7 @@ use selfplay::{
 };
 
 use crate::config::RunConfig;
-use crate::metrics::append_metrics;
+use crate::metrics::{append_metrics, read_metrics};
 use crate::samples::{sample_batch, samples_from_records};
 use crate::trainer::{LossStats, Trainer};
 
@@ -133,6 +133,12 @@ pub fn run<E: Encode>(
     };
     std::fs::create_dir_all(&dir.root)
         .with_context(|| format!("cannot create run directory {}", dir.root.display()))?;
+    // Leftovers of writers killed mid-write (`.tmp-*`, `.old-*`): nothing
+    // else writes into a run directory, so they are garbage.
+    for folder in [dir.root.clone(), dir.root.join("checkpoints"), dir.replay()] {
+        remove_stale_temps(&folder)
+            .with_context(|| format!("cannot clean temporary files in {}", folder.display()))?;
+    }
     let text = toml::to_string(config).context("cannot serialise config")?;
     write_atomic(&dir.root.join("config.toml"), text.as_bytes())
         .context("cannot write config.toml")?;
@@ -152,6 +158,7 @@ pub fn run<E: Encode>(
                 shape
             );
             eprintln!("resuming {} from generation {g}", dir.root.display());
+            restore_metrics::<E>(&dir, g)?;
             g
         }
         None => {
@@ -168,6 +175,34 @@ pub fn run<E: Encode>(
         generation: done,
         bundle: dir.checkpoint(done),
     })
+}
+
+/// Give every completed generation `1..=done` its metrics line: a kill
+/// between saving a generation's bundle and appending its line loses the
+/// line, so it is restored from the summary the bundle carries
+/// (`model.json` `training`). Lines are kept in generation order because
+/// only the newest generation can lack one.
+fn restore_metrics<E: Encode>(dir: &RunDir, done: u32) -> Result<()> {
+    let path = dir.metrics();
+    let logged: Vec<u64> = if path.exists() {
+        read_metrics(&path)
+            .map_err(anyhow::Error::msg)?
+            .iter()
+            .filter_map(|r| r.get("generation").and_then(|g| g.as_u64()))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for g in 1..=done {
+        if logged.contains(&(g as u64)) {
+            continue;
+        }
+        let meta = read_meta::<E>(&dir.checkpoint(g))?;
+        if meta.training.is_object() {
+            append_metrics(&path, &meta.training).context("cannot write metrics.jsonl")?;
+        }
+    }
+    Ok(())
 }
 
 fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
