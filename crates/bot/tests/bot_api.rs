@@ -28,7 +28,12 @@ fn load_picks_the_variant_from_the_bundle() {
         assert_eq!(bot.variant(), variant);
         assert_eq!(bot.meta().generation, 0);
         let choice = bot.choose_move(&Limits::nodes(16), &mut |_| {}).unwrap();
-        assert_eq!(choice.info.nodes as usize, 16);
+        if choice.actions.len() == 1 {
+            assert_eq!(choice.info.nodes, 16, "{variant}");
+        } else {
+            // A Loki move of two actions searches each with the same budget.
+            assert!(choice.info.nodes > 16, "{variant}");
+        }
         // The chosen token is a legal move of the start position.
         bot.set_position(None, &[choice.mv.as_str()]).unwrap();
     }
@@ -56,14 +61,14 @@ fn positions_and_bad_input() {
         .unwrap();
     assert_eq!(
         bot.position_text(),
-        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq e6 0 2"
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
     );
     // Illegal move: error names index and token; position unchanged.
     let err = bot
         .set_position(Some("startpos"), &["e2e4", "e2e4"])
         .unwrap_err();
     assert!(matches!(err, BotError::Move { index: 1, .. }), "{err}");
-    assert!(bot.position_text().ends_with("e6 0 2"));
+    assert!(bot.position_text().ends_with("KQkq - 0 2"));
     let err = bot
         .set_position(Some("not a fen"), &[] as &[&str])
         .unwrap_err();

@@ -2,9 +2,11 @@
 
 use clap::{Parser, Subcommand};
 
+mod analyse;
 mod perft;
 mod play;
 mod train;
+mod uci;
 
 /// AlphaZero-style training and play for losers, viking, hnefatafl, loki
 /// and shakti.
@@ -24,6 +26,10 @@ enum Command {
     Play(play::PlayArgs),
     /// Count leaf nodes of the legal-action tree (rules verification).
     Perft(perft::PerftArgs),
+    /// Run as a UCI engine (Fairy-Stockfish conventions) on stdin/stdout.
+    Uci(uci::UciArgs),
+    /// JSON-lines analysis engine on stdin/stdout (one request per line).
+    Analyse(analyse::AnalyseArgs),
 }
 
 /// Run the parsed command.
@@ -32,6 +38,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Train(args) => train::run(args),
         Command::Play(args) => play::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Uci(args) => uci::run(args),
+        Command::Analyse(args) => analyse::run(args),
     }
 }
 
