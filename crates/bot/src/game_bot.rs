@@ -269,7 +269,7 @@ impl<G: BotGame> GameBot<G> {
                 best = i;
             }
         }
-        if !(t > 0.0) {
+        if t <= 0.0 || t.is_nan() {
             return (legal[best], wdl);
         }
         // Weights (P / P_max)^(1/t), in logs to avoid underflow at small t.
