@@ -2,11 +2,13 @@
 
 use clap::{Parser, Subcommand};
 
+mod analyse;
 mod bench;
 mod export;
 mod perft;
 mod play;
 mod train;
+mod uci;
 
 /// AlphaZero-style training and play for losers, viking, hnefatafl, loki
 /// and shakti.
@@ -31,6 +33,10 @@ enum Command {
     /// Copy a checkpoint to a shipped bundle folder, verified, with its
     /// measured strength recorded in model.json.
     Export(export::ExportArgs),
+    /// Run as a UCI engine (Fairy-Stockfish conventions) on stdin/stdout.
+    Uci(uci::UciArgs),
+    /// JSON-lines analysis engine on stdin/stdout (one request per line).
+    Analyse(analyse::AnalyseArgs),
 }
 
 /// Run the parsed command.
@@ -41,6 +47,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
+        Command::Uci(args) => uci::run(args),
+        Command::Analyse(args) => analyse::run(args),
     }
 }
 

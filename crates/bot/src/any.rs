@@ -1,0 +1,183 @@
+//! [`Bot`]: a [`GameBot`] of whichever variant a bundle was made for.
+
+use std::path::Path;
+
+use burn::tensor::Device;
+use model::bundle::peek_variant;
+use model::BundleMeta;
+use rules::{Game, Hnefatafl, Loki, Losers, Outcome, Player, Shakti, VariantId, Viking};
+
+use crate::analysis::{Analysis, SearchInfo};
+use crate::error::BotError;
+use crate::game_bot::{parse_position, GameBot, MoveChoice};
+use crate::limits::{Limits, Strength};
+
+/// A bot of any variant, chosen at run time from a bundle's `model.json`.
+pub enum Bot {
+    /// Losers chess.
+    Losers(GameBot<Losers>),
+    /// Viking chess.
+    Viking(GameBot<Viking>),
+    /// Hnefatafl.
+    Hnefatafl(GameBot<Hnefatafl>),
+    /// Loki.
+    Loki(GameBot<Loki>),
+    /// Shakti.
+    Shakti(GameBot<Shakti>),
+}
+
+macro_rules! each {
+    ($bot:expr, $b:ident => $body:expr) => {
+        match $bot {
+            Bot::Losers($b) => $body,
+            Bot::Viking($b) => $body,
+            Bot::Hnefatafl($b) => $body,
+            Bot::Loki($b) => $body,
+            Bot::Shakti($b) => $body,
+        }
+    };
+}
+
+macro_rules! from_game_bot {
+    ($($g:ident),*) => {$(
+        impl From<GameBot<$g>> for Bot {
+            fn from(bot: GameBot<$g>) -> Bot {
+                Bot::$g(bot)
+            }
+        }
+    )*};
+}
+from_game_bot!(Losers, Viking, Hnefatafl, Loki, Shakti);
+
+impl Bot {
+    /// Load the bundle at `dir` onto `device`; the variant comes from its
+    /// `model.json` (through `rules::with_variant!`).
+    ///
+    /// # Errors
+    /// [`BotError::Bundle`] for a missing, unreadable or unfitting bundle.
+    pub fn load(dir: &Path, device: &Device) -> Result<Bot, BotError> {
+        let variant = peek_variant(dir)?;
+        rules::with_variant!(variant, G => Ok(Bot::from(GameBot::<G>::from_bundle(dir, device)?)),
+            else Err(BotError::Setting(format!("variant {variant} is not available in this build"))))
+    }
+
+    /// [`Bot::load`], requiring the bundle to be for `variant`.
+    ///
+    /// # Errors
+    /// [`BotError::WrongVariant`] naming both variants, or as [`Bot::load`].
+    pub fn load_for(variant: VariantId, dir: &Path, device: &Device) -> Result<Bot, BotError> {
+        let found = peek_variant(dir)?;
+        if found != variant {
+            return Err(BotError::WrongVariant {
+                path: dir.to_path_buf(),
+                found,
+                wanted: variant,
+            });
+        }
+        Bot::load(dir, device)
+    }
+
+    /// The variant this bot plays.
+    pub fn variant(&self) -> VariantId {
+        each!(self, b => variant_of(b))
+    }
+
+    /// The bundle's metadata.
+    pub fn meta(&self) -> &BundleMeta {
+        each!(self, b => b.meta())
+    }
+
+    /// Set the current position: `position` text (`None` or `"startpos"` =
+    /// the start) and move tokens in `shared/RULES.md` notation (standard
+    /// FEN / UCI moves for the chess variants; a Loki token may be several
+    /// actions). On error the position is unchanged.
+    ///
+    /// # Errors
+    /// [`BotError::Position`] or [`BotError::Move`] naming the problem.
+    pub fn set_position<S: AsRef<str>>(
+        &mut self,
+        position: Option<&str>,
+        moves: &[S],
+    ) -> Result<(), BotError> {
+        each!(self, b => b.set_position(position, moves))
+    }
+
+    /// The current position text.
+    pub fn position_text(&self) -> String {
+        each!(self, b => b.game().to_text())
+    }
+
+    /// The side to move in the current position.
+    pub fn side_to_move(&self) -> Player {
+        each!(self, b => b.game().side_to_move())
+    }
+
+    /// The result if the game is over in the current position.
+    pub fn outcome(&self) -> Option<Outcome> {
+        each!(self, b => b.game().outcome())
+    }
+
+    /// Texts of the legal atomic actions of the current position.
+    pub fn legal_actions(&self) -> Vec<String> {
+        each!(self, b => {
+            let g = b.game();
+            g.legal_vec().into_iter().map(|a| g.action_to_text(a)).collect()
+        })
+    }
+
+    /// The playing strength.
+    pub fn strength(&self) -> &Strength {
+        each!(self, b => b.strength())
+    }
+
+    /// Change the playing strength.
+    ///
+    /// # Errors
+    /// [`BotError::Setting`] for an out-of-range value.
+    pub fn set_strength(&mut self, strength: Strength) -> Result<(), BotError> {
+        each!(self, b => b.set_strength(strength))
+    }
+
+    /// Reseed temperature sampling.
+    pub fn set_seed(&mut self, seed: u64) {
+        each!(self, b => b.set_seed(seed))
+    }
+
+    /// Choose a move in the current position (see [`GameBot::choose_move`]).
+    ///
+    /// # Errors
+    /// As [`GameBot::choose_move`].
+    pub fn choose_move(
+        &mut self,
+        limits: &Limits,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> Result<MoveChoice, BotError> {
+        each!(self, b => b.choose_move(limits, on_info))
+    }
+
+    /// Analyse the current position (see [`GameBot::analyse`]).
+    ///
+    /// # Errors
+    /// As [`GameBot::analyse`].
+    pub fn analyse(&mut self, limits: &Limits, top: usize) -> Result<Analysis, BotError> {
+        each!(self, b => b.analyse(limits, top))
+    }
+}
+
+fn variant_of<G: crate::game::BotGame>(_: &GameBot<G>) -> VariantId {
+    G::VARIANT
+}
+
+/// Check a position and move list for `variant` with the rules alone (no
+/// bundle needed); see [`parse_position`].
+///
+/// # Errors
+/// As [`parse_position`].
+pub fn validate_position<S: AsRef<str>>(
+    variant: VariantId,
+    position: Option<&str>,
+    moves: &[S],
+) -> Result<(), BotError> {
+    rules::with_variant!(variant, G => parse_position::<G, S>(position, moves).map(|_| ()),
+        else Err(BotError::Setting(format!("variant {variant} is not available in this build"))))
+}

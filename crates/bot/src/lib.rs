@@ -1,0 +1,54 @@
+//! Bots that frontends load: a shipped bundle plus search, behind one API
+//! for every variant. `lokizero uci` and `lokizero analyse` are built on it.
+//!
+//! 1. [`Bot::load`] reads a bundle folder; the variant comes from its
+//!    `model.json` ([`Bot::load_for`] also insists on a variant).
+//! 2. [`Bot::set_position`] takes a position text (`shared/RULES.md`
+//!    notation; standard FEN for losers) and move tokens (UCI moves for the
+//!    chess variants; a Loki token may be several atomic actions).
+//! 3. [`Bot::analyse`] reports the best root actions with visits, prior,
+//!    Q, WDL and principal variation; [`Bot::choose_move`] picks the move
+//!    to play under [`Limits`] (nodes, time, a stop flag).
+//!
+//! [`Strength`] makes a weaker sparring partner: a node cap, a move-choice
+//! temperature (sampling from the visit distribution), or policy-only play
+//! (no search).
+//!
+//! ```no_run
+//! use bot::{Bot, Limits, Strength};
+//!
+//! # fn main() -> Result<(), bot::BotError> {
+//! let device = burn::tensor::Device::flex();
+//! let mut bot = Bot::load("models/losers".as_ref(), &device)?;
+//! bot.set_position(Some("startpos"), &["e2e3", "b7b5"])?;
+//! let analysis = bot.analyse(&Limits::nodes(400), 3)?;
+//! for a in &analysis.actions {
+//!     println!("{} visits {} prior {:.3} q {:?} pv {:?}", a.action, a.visits, a.prior, a.q, a.pv);
+//! }
+//! bot.set_strength(Strength { temperature: 1.0, ..Strength::default() })?;
+//! let choice = bot.choose_move(&Limits::nodes(200), &mut |_| {})?;
+//! println!("bestmove {}", choice.mv);
+//! # Ok(())
+//! # }
+//! ```
+
+#![warn(missing_docs)]
+
+mod analysis;
+mod any;
+pub mod clock;
+mod error;
+mod game;
+mod game_bot;
+mod limits;
+pub mod paths;
+mod untrained;
+
+pub use analysis::{centipawns, wdl_permille, ActionInfo, Analysis, RootInfo, SearchInfo, MAX_CP};
+pub use any::{validate_position, Bot};
+pub use clock::Clock;
+pub use error::BotError;
+pub use game::{moves_of_line, BotGame};
+pub use game_bot::{describe_outcome, parse_position, GameBot, MoveChoice, INFO_INTERVAL, MAX_PV};
+pub use limits::{Limits, Strength};
+pub use untrained::write_untrained_bundle;

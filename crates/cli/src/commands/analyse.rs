@@ -1,0 +1,179 @@
+//! `lokizero analyse`: a JSON-lines analysis engine on stdin/stdout, like
+//! KataGo's analysis engine. One request per line:
+//!
+//! ```json
+//! {"id": "a1", "variant": "losers", "position": "startpos", "moves": ["e2e3"], "nodes": 400, "top": 5, "bundle": "models/losers"}
+//! ```
+//!
+//! `id` (any JSON value) is echoed; `variant` may be left out when `bundle`
+//! is given (read from its `model.json`); `position` defaults to the start,
+//! `moves` to none, `nodes` to 200, `top` to 5 (0 = all), `bundle` to
+//! `--bundle` or `models/<variant>/`. One response line per request:
+//!
+//! ```json
+//! {"id": "a1", "variant": "losers", "position": "<text>", "actions": [{"action","visits","prior","q","wdl","pv"}], "root": {"wdl": [w, d, l], "visits": 400}, "time_ms": 812}
+//! ```
+//!
+//! Values are from the side to move's view; a finished game adds
+//! `"outcome"`. A bad request gets `{"id": ..., "error": "..."}` and the
+//! engine reads on.
+
+use std::collections::HashMap;
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::Result;
+use bot::{Bot, Limits};
+use clap::Args;
+use rules::VariantId;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+/// Arguments of `lokizero analyse`.
+#[derive(Args, Debug)]
+pub struct AnalyseArgs {
+    /// Bundle for requests without `bundle` (default: `models/<variant>/`).
+    #[arg(long)]
+    bundle: Option<PathBuf>,
+    /// Backend: cpu or cuda.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// CPU threads of the network (0 = all cores).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// Most nodes one request may ask for.
+pub const MAX_NODES: u32 = 10_000_000;
+/// Bundles kept loaded at once.
+const CACHE: usize = 4;
+
+/// One request line.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Request {
+    #[serde(default)]
+    id: Value,
+    variant: Option<String>,
+    position: Option<String>,
+    #[serde(default)]
+    moves: Vec<String>,
+    nodes: Option<u32>,
+    top: Option<usize>,
+    bundle: Option<PathBuf>,
+}
+
+/// The engine state: loaded bots by (variant, folder).
+struct Analyser {
+    default_bundle: Option<PathBuf>,
+    device: burn::tensor::Device,
+    bots: HashMap<(VariantId, PathBuf), Bot>,
+}
+
+impl Analyser {
+    /// Answer one line (never fails: errors become an error response).
+    fn answer(&mut self, line: &str) -> Value {
+        let value: Value = match serde_json::from_str(line) {
+            Ok(v) => v,
+            Err(e) => return json!({"id": null, "error": format!("request is not JSON: {e}")}),
+        };
+        let id = value.get("id").cloned().unwrap_or(Value::Null);
+        let request: Request = match serde_json::from_value(value) {
+            Ok(r) => r,
+            Err(e) => return json!({"id": id, "error": format!("bad request: {e}")}),
+        };
+        match self.analyse(&request) {
+            Ok(v) => v,
+            Err(e) => json!({"id": id, "error": e}),
+        }
+    }
+
+    fn analyse(&mut self, r: &Request) -> Result<Value, String> {
+        let nodes = r.nodes.unwrap_or(200);
+        if nodes == 0 || nodes > MAX_NODES {
+            return Err(format!("nodes must be in 1..={MAX_NODES}, got {nodes}"));
+        }
+        let given: Option<PathBuf> = r.bundle.clone().or_else(|| self.default_bundle.clone());
+        let given = given.as_deref();
+        let variant: VariantId = match (&r.variant, given) {
+            (Some(v), _) => v
+                .parse()
+                .map_err(|e: rules::variant::UnknownVariant| e.to_string())?,
+            (None, Some(path)) => {
+                let path = bot::paths::resolve_bundle(VariantId::Losers, Some(path))
+                    .map_err(|e| e.to_string())?;
+                model::bundle::peek_variant(&path).map_err(|e| e.to_string())?
+            }
+            (None, None) => return Err("request needs \"variant\" or \"bundle\"".into()),
+        };
+        let bot = self.bot(variant, given)?;
+        let position = r.position.as_deref();
+        bot.set_position(position, &r.moves)
+            .map_err(|e| e.to_string())?;
+        let analysis = bot
+            .analyse(&Limits::nodes(nodes), r.top.unwrap_or(5))
+            .map_err(|e| e.to_string())?;
+        let mut response = json!({
+            "id": r.id,
+            "variant": variant.as_str(),
+            "position": bot.position_text(),
+            "actions": analysis.actions,
+            "root": analysis.root,
+            "time_ms": analysis.time_ms,
+        });
+        if let Some(outcome) = bot.outcome() {
+            response["outcome"] = json!({
+                "winner": outcome.winner.map(|p| match p {
+                    rules::Player::First => "first",
+                    rules::Player::Second => "second",
+                }),
+                "reason": format!("{:?}", outcome.reason),
+            });
+        }
+        Ok(response)
+    }
+
+    /// The loaded bot for `variant` from `given` (or the shipped bundle).
+    fn bot(&mut self, variant: VariantId, given: Option<&Path>) -> Result<&mut Bot, String> {
+        let path = bot::paths::resolve_bundle(variant, given).map_err(|e| e.to_string())?;
+        let key = (variant, path.clone());
+        if !self.bots.contains_key(&key) {
+            let loaded = Bot::load_for(variant, &path, &self.device).map_err(|e| e.to_string())?;
+            if self.bots.len() >= CACHE {
+                self.bots.clear();
+            }
+            self.bots.insert(key.clone(), loaded);
+        }
+        self.bots
+            .get_mut(&key)
+            .ok_or_else(|| "bundle cache lost an entry".to_string())
+    }
+}
+
+/// Serve requests until end of input.
+pub fn run(args: AnalyseArgs) -> Result<()> {
+    super::set_threads(args.threads);
+    let device = model::device_from_name(&args.device).map_err(|e| anyhow::anyhow!(e))?;
+    let mut analyser = Analyser {
+        default_bundle: args.bundle,
+        device,
+        bots: HashMap::new(),
+    };
+    let mut stdin = std::io::stdin().lock();
+    let mut stdout = std::io::stdout().lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match stdin.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => return Ok(()),
+            Ok(_) => {}
+        }
+        let line = String::from_utf8_lossy(&buf);
+        if line.trim().is_empty() {
+            continue;
+        }
+        let response = analyser.answer(line.trim());
+        writeln!(stdout, "{response}")?;
+        stdout.flush()?;
+    }
+}

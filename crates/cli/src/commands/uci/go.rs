@@ -1,0 +1,177 @@
+//! Parsing `go` and turning it into search limits.
+
+use std::time::Duration;
+
+use bot::{Clock, Limits};
+use rules::Player;
+
+/// The parameters of one `go` command.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Go {
+    /// `nodes N`.
+    pub nodes: Option<u32>,
+    /// `depth N`, used as a node budget (an MCTS has no fixed depth).
+    pub depth: Option<u32>,
+    /// `movetime MS`.
+    pub movetime: Option<u64>,
+    /// `wtime`, `btime` in ms (First = White in chess, attackers in tafl).
+    pub time: [Option<u64>; 2],
+    /// `winc`, `binc` in ms.
+    pub inc: [Option<u64>; 2],
+    /// `movestogo`.
+    pub moves_to_go: Option<u32>,
+    /// `infinite` (or `ponder`, which this engine treats alike): search
+    /// until `stop`, and send `bestmove` only then.
+    pub infinite: bool,
+}
+
+/// Parse the tokens after `go`. `searchmoves` and `mate` are accepted and
+/// ignored.
+///
+/// # Errors
+/// A message naming the token with a missing or malformed number, or an
+/// unknown keyword.
+pub fn parse_go(rest: &str) -> Result<Go, String> {
+    let mut go = Go::default();
+    let mut tokens = rest.split_whitespace().peekable();
+    while let Some(token) = tokens.next() {
+        let mut number = |name: &str| -> Result<u64, String> {
+            let text = tokens
+                .next()
+                .ok_or_else(|| format!("go: {name} needs a number"))?;
+            // Clocks may be negative when a GUI lets the engine overrun; read as 0.
+            match text.parse::<i64>() {
+                Ok(v) => Ok(v.max(0) as u64),
+                Err(_) => Err(format!("go: {name} expects a number, got {text:?}")),
+            }
+        };
+        let small = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
+        match token {
+            "nodes" => go.nodes = Some(small(number(token)?)),
+            "depth" => go.depth = Some(small(number(token)?)),
+            "movetime" => go.movetime = Some(number(token)?),
+            "wtime" => go.time[0] = Some(number(token)?),
+            "btime" => go.time[1] = Some(number(token)?),
+            "winc" => go.inc[0] = Some(number(token)?),
+            "binc" => go.inc[1] = Some(number(token)?),
+            "movestogo" => go.moves_to_go = Some(small(number(token)?)),
+            "mate" => {
+                number(token)?;
+            }
+            "infinite" | "ponder" => go.infinite = true,
+            "searchmoves" => {
+                // Moves follow until the next keyword; not supported, skipped.
+                while tokens.peek().is_some_and(|t| !is_keyword(t)) {
+                    tokens.next();
+                }
+            }
+            other => return Err(format!("go: unknown parameter {other:?}")),
+        }
+    }
+    Ok(go)
+}
+
+fn is_keyword(t: &str) -> bool {
+    matches!(
+        t,
+        "nodes"
+            | "depth"
+            | "movetime"
+            | "wtime"
+            | "btime"
+            | "winc"
+            | "binc"
+            | "movestogo"
+            | "mate"
+            | "infinite"
+            | "ponder"
+            | "searchmoves"
+    )
+}
+
+impl Go {
+    /// Whether `go` gave no bound at all (then it searches until `stop`,
+    /// as Stockfish does).
+    pub fn unbounded(&self) -> bool {
+        self.nodes.is_none()
+            && self.depth.is_none()
+            && self.movetime.is_none()
+            && self.time.iter().all(Option::is_none)
+    }
+
+    /// The search limits for `side` to move, keeping `overhead` in reserve:
+    /// nodes (the smaller of `nodes` and `depth`), time (the smaller of
+    /// `movetime - overhead` and the clock budget, [`Clock::budget`]).
+    /// The stop flag is left for the caller.
+    pub fn limits(&self, side: Player, overhead: Duration) -> Limits {
+        let nodes = match (self.nodes, self.depth) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        let i = side.index();
+        let clock = self.time[i].map(|remaining| {
+            Clock {
+                remaining: Duration::from_millis(remaining),
+                increment: Duration::from_millis(self.inc[i].unwrap_or(0)),
+                moves_to_go: self.moves_to_go,
+            }
+            .budget(overhead)
+        });
+        let movetime = self
+            .movetime
+            .map(|ms| Duration::from_millis(ms).saturating_sub(overhead));
+        let time = match (movetime, clock) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Limits {
+            nodes,
+            time: if self.infinite { None } else { time },
+            stop: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_every_form() {
+        let g = parse_go("wtime 60000 btime 50000 winc 1000 binc 500 movestogo 20").unwrap();
+        assert_eq!(g.time, [Some(60000), Some(50000)]);
+        assert_eq!(g.inc, [Some(1000), Some(500)]);
+        assert_eq!(g.moves_to_go, Some(20));
+        assert!(!g.unbounded());
+        assert_eq!(parse_go("nodes 800").unwrap().nodes, Some(800));
+        assert_eq!(parse_go("depth 12").unwrap().depth, Some(12));
+        assert!(parse_go("infinite").unwrap().infinite);
+        assert!(parse_go("").unwrap().unbounded());
+        assert_eq!(
+            parse_go("searchmoves e2e4 d2d4 nodes 5").unwrap().nodes,
+            Some(5)
+        );
+        assert_eq!(parse_go("wtime -20").unwrap().time[0], Some(0));
+        assert!(parse_go("nodes").is_err());
+        assert!(parse_go("nodes lots").is_err());
+        assert!(parse_go("sideways 3").is_err());
+    }
+
+    #[test]
+    fn limits_use_the_side_to_move_clock() {
+        let g = parse_go("wtime 60050 btime 1000 winc 1000 binc 0").unwrap();
+        let overhead = Duration::from_millis(50);
+        // White: (60050 - 50) / 30 + 750 = 2750 ms.
+        assert_eq!(
+            g.limits(Player::First, overhead).time,
+            Some(Duration::from_millis(2750))
+        );
+        // Black: min(950 / 30, 950 / 2) = 31 ms (integer division of Duration).
+        let black = g.limits(Player::Second, overhead).time.unwrap();
+        assert_eq!(black, Duration::from_nanos(950_000_000 / 30));
+        let m = parse_go("movetime 500 nodes 100 depth 7").unwrap();
+        let l = m.limits(Player::First, overhead);
+        assert_eq!(l.time, Some(Duration::from_millis(450)));
+        assert_eq!(l.nodes, Some(7));
+    }
+}

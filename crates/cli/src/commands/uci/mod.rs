@@ -1,0 +1,394 @@
+//! `lokizero uci`: a UCI engine following Fairy-Stockfish's conventions
+//! (`UCI_Variant`, `position startpos|fen ... moves ...`, `go`, `stop`,
+//! `bestmove`), playing a shipped bundle of any variant.
+//!
+//! Commands are read line by line from stdin. A search runs on its own
+//! thread, so `stop`, `isready` and `quit` are answered while it thinks.
+//! Bad input never ends the engine: it answers `info string error: ...`
+//! (and `bestmove (none)` for a `go` it cannot search) and carries on.
+
+mod go;
+mod options;
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::Result;
+use bot::{centipawns, wdl_permille, Bot, SearchInfo};
+use clap::Args;
+use rules::VariantId;
+
+use go::parse_go;
+use options::{parse_setoption, Changed, Options};
+
+/// Arguments of `lokizero uci`.
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    /// Default `UCI_Variant` (what a GUI that never sets it plays; python-chess
+    /// sends `chess` for a plain `chess.Board`, which plays losers).
+    #[arg(long, default_value = "shakti")]
+    variant: VariantId,
+    /// Default `BundlePath`; empty = `models/<variant>/` (relative paths are
+    /// tried against the current directory, then against the folders above
+    /// the executable).
+    #[arg(long, default_value = "")]
+    bundle: String,
+    /// Backend: cpu or cuda.
+    #[arg(long, default_value = "cpu")]
+    device: String,
+    /// Default `Threads` (CPU threads of the network).
+    #[arg(long, default_value_t = 1)]
+    threads: usize,
+}
+
+/// Where the engine writes: stdout in the binary, a buffer in tests.
+type Out = Arc<Mutex<dyn Write + Send>>;
+
+fn send(out: &Out, line: &str) {
+    // A poisoned lock or a closed pipe leaves nothing useful to do.
+    if let Ok(mut w) = out.lock() {
+        let _ = writeln!(w, "{line}");
+        let _ = w.flush();
+    }
+}
+
+/// The UCI `info` line of a search report: depth (principal-variation
+/// length in moves), nodes, nps, time, score in centipawns from Q = W - L
+/// ([`bot::centipawns`]), WDL in permille, and the PV.
+pub fn info_line(info: &SearchInfo) -> String {
+    let [w, d, l] = wdl_permille(info.wdl);
+    let q = info.wdl[0] - info.wdl[2];
+    let depth = info.pv.len().max(1);
+    let mut line = format!(
+        "info depth {depth} seldepth {depth} nodes {} nps {} time {} score cp {} wdl {w} {d} {l}",
+        info.nodes,
+        info.nps(),
+        info.time_ms,
+        centipawns(q)
+    );
+    if !info.pv.is_empty() {
+        line.push_str(" pv ");
+        line.push_str(&info.pv.join(" "));
+    }
+    line
+}
+
+/// The position last set by `position`.
+#[derive(Clone, Debug, Default)]
+struct PositionSpec {
+    fen: Option<String>,
+    moves: Vec<String>,
+}
+
+/// A search in progress.
+struct Running {
+    stop: Arc<AtomicBool>,
+    /// The search only ends on `stop` (`go infinite` or no limit).
+    until_stop: bool,
+    handle: JoinHandle<Bot>,
+}
+
+/// The engine state between commands.
+struct Engine {
+    out: Out,
+    device: String,
+    options: Options,
+    /// The rayon pool was sized (on the first network load); `Threads`
+    /// cannot change after that.
+    threads_fixed: bool,
+    bot: Option<Bot>,
+    /// Variant and folder the loaded bot came from.
+    loaded: Option<(VariantId, PathBuf)>,
+    /// The current position, or why the last `position` was rejected.
+    position: Result<PositionSpec, String>,
+    search: Option<Running>,
+}
+
+impl Engine {
+    fn new(out: Out, args: &UciArgs) -> Self {
+        Engine {
+            out,
+            device: args.device.clone(),
+            options: Options::new(args.variant, args.bundle.clone(), args.threads),
+            threads_fixed: false,
+            bot: None,
+            loaded: None,
+            position: Ok(PositionSpec::default()),
+            search: None,
+        }
+    }
+
+    fn say(&self, line: &str) {
+        send(&self.out, line);
+    }
+
+    fn error(&self, message: &str) {
+        self.say(&format!("info string error: {message}"));
+    }
+
+    /// Handle one input line; `false` after `quit`.
+    fn handle(&mut self, line: &str) -> bool {
+        let line = line.trim();
+        let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        match command {
+            "" => {}
+            "uci" => {
+                self.say(&format!("id name lokizero {}", env!("CARGO_PKG_VERSION")));
+                self.say("id author the lokizero authors");
+                for option in self.options.declarations() {
+                    self.say(&option);
+                }
+                self.say("uciok");
+            }
+            "isready" => {
+                if self.search.is_none() {
+                    if let Err(e) = self.ensure_bot() {
+                        self.error(&e);
+                    }
+                }
+                self.say("readyok");
+            }
+            "ucinewgame" => {
+                self.wait_search();
+                self.position = Ok(PositionSpec::default());
+            }
+            "setoption" => {
+                self.wait_search();
+                self.setoption(rest);
+            }
+            "position" => {
+                self.wait_search();
+                self.position = self.parse_position(rest);
+                if let Err(e) = &self.position {
+                    self.error(e);
+                }
+            }
+            "go" => {
+                self.wait_search();
+                self.go(rest);
+            }
+            "stop" => self.finish_search(),
+            "ponderhit" | "debug" | "register" => {}
+            "quit" => {
+                self.finish_search();
+                return false;
+            }
+            other => {
+                let shown: String = other.chars().take(40).collect();
+                self.error(&format!("unknown command {shown:?}"));
+            }
+        }
+        true
+    }
+
+    /// Before a command that needs the bot: let a bounded search finish
+    /// (so piped scripts work), stop one that would only end on `stop`.
+    fn wait_search(&mut self) {
+        if let Some(running) = &self.search {
+            if running.until_stop {
+                running.stop.store(true, Ordering::Relaxed);
+            }
+        }
+        self.join_search();
+    }
+
+    /// Stop a running search (if any) and wait for its `bestmove`.
+    fn finish_search(&mut self) {
+        if let Some(running) = &self.search {
+            running.stop.store(true, Ordering::Relaxed);
+        }
+        self.join_search();
+    }
+
+    /// Wait for the search thread and take the bot back.
+    fn join_search(&mut self) {
+        if let Some(running) = self.search.take() {
+            match running.handle.join() {
+                Ok(bot) => self.bot = Some(bot),
+                Err(_) => {
+                    self.error("the search thread failed; the bundle will be reloaded");
+                    self.loaded = None;
+                }
+            }
+        }
+    }
+
+    fn setoption(&mut self, rest: &str) {
+        let (name, value) = match parse_setoption(rest) {
+            Ok(nv) => nv,
+            Err(e) => return self.error(&e),
+        };
+        let before = self.options.clone();
+        match self.options.set(&name, &value) {
+            Err(e) => self.error(&e),
+            Ok(Changed::Variant { via_chess_alias }) => {
+                if via_chess_alias {
+                    self.say("info string UCI_Variant chess is played as losers (the 8x8 chess variant of this engine)");
+                }
+                if self.options.variant != before.variant {
+                    self.position = Ok(PositionSpec::default());
+                }
+            }
+            Ok(Changed::Threads) if self.threads_fixed => {
+                self.options.threads = before.threads;
+                self.say("info string Threads takes effect only before the first network is loaded; restart the engine to change it");
+            }
+            Ok(_) => {}
+        }
+    }
+
+    fn parse_position(&self, rest: &str) -> Result<PositionSpec, String> {
+        let tokens: Vec<&str> = rest.split_whitespace().collect();
+        let moves_at = tokens.iter().position(|t| *t == "moves");
+        let head = &tokens[..moves_at.unwrap_or(tokens.len())];
+        let moves: Vec<String> = moves_at
+            .map(|i| tokens[i + 1..].iter().map(|s| s.to_string()).collect())
+            .unwrap_or_default();
+        let fen = match head {
+            ["startpos"] => None,
+            ["fen", fields @ ..] if !fields.is_empty() => Some(fields.join(" ")),
+            _ => {
+                return Err("position: expected `position startpos|fen <text> [moves ...]`".into())
+            }
+        };
+        bot::validate_position(self.options.variant, fen.as_deref(), &moves)
+            .map_err(|e| format!("position ({}): {e}", self.options.variant))?;
+        Ok(PositionSpec { fen, moves })
+    }
+
+    /// Load the bundle the options ask for, unless already loaded.
+    fn ensure_bot(&mut self) -> Result<(), String> {
+        let variant = self.options.variant;
+        let given =
+            (!self.options.bundle_path.is_empty()).then(|| Path::new(&self.options.bundle_path));
+        let path = bot::paths::resolve_bundle(variant, given).map_err(|e| e.to_string())?;
+        if self.bot.is_some() && self.loaded.as_ref() == Some(&(variant, path.clone())) {
+            return Ok(());
+        }
+        self.bot = None;
+        self.loaded = None;
+        if !self.threads_fixed {
+            super::set_threads(self.options.threads);
+            self.threads_fixed = true;
+        }
+        let device = model::device_from_name(&self.device)?;
+        let bot = Bot::load_for(variant, &path, &device).map_err(|e| e.to_string())?;
+        self.bot = Some(bot);
+        self.loaded = Some((variant, path));
+        Ok(())
+    }
+
+    fn go(&mut self, rest: &str) {
+        let go = match parse_go(rest) {
+            Ok(go) => go,
+            Err(e) => {
+                self.error(&e);
+                return self.say("bestmove (none)");
+            }
+        };
+        let prepared = self.prepare_bot();
+        let bot = match prepared {
+            Ok(bot) => bot,
+            Err(e) => {
+                self.error(&e);
+                return self.say("bestmove (none)");
+            }
+        };
+        if let Some(outcome) = bot.outcome() {
+            self.say(&format!(
+                "info string game over: {}",
+                bot::describe_outcome(&outcome)
+            ));
+            self.bot = Some(bot);
+            return self.say("bestmove (none)");
+        }
+        let stop = Arc::new(AtomicBool::new(false));
+        let overhead = Duration::from_millis(self.options.move_overhead_ms);
+        let mut limits = go.limits(bot.side_to_move(), overhead);
+        limits.stop = Some(stop.clone());
+        let wait_for_stop = go.infinite || (limits.nodes.is_none() && limits.time.is_none());
+        if wait_for_stop && !go.infinite && !go.unbounded() {
+            self.say("info string go gives no limit for the side to move; searching until stop");
+        }
+        let out = self.out.clone();
+        let flag = stop.clone();
+        let handle =
+            std::thread::spawn(move || search_thread(bot, limits, wait_for_stop, flag, out));
+        self.search = Some(Running {
+            stop,
+            until_stop: wait_for_stop,
+            handle,
+        });
+    }
+
+    /// The bot, loaded, with the current position and strength set.
+    fn prepare_bot(&mut self) -> Result<Bot, String> {
+        let spec = self.position.clone()?;
+        self.ensure_bot()?;
+        let mut bot = self.bot.take().ok_or("no network loaded")?;
+        let result = bot
+            .set_position(spec.fen.as_deref(), &spec.moves)
+            .and_then(|()| bot.set_strength(self.options.strength()))
+            .map_err(|e| e.to_string());
+        match result {
+            Ok(()) => Ok(bot),
+            Err(e) => {
+                self.bot = Some(bot);
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Search, report, wait for `stop` when `go infinite` asked to, then send
+/// `bestmove`; hands the bot back.
+fn search_thread(
+    mut bot: Bot,
+    limits: bot::Limits,
+    wait_for_stop: bool,
+    stop: Arc<AtomicBool>,
+    out: Out,
+) -> Bot {
+    let result = bot.choose_move(&limits, &mut |info| send(&out, &info_line(info)));
+    if wait_for_stop {
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    }
+    match result {
+        Ok(choice) => {
+            send(&out, &info_line(&choice.info));
+            send(&out, &format!("bestmove {}", choice.mv));
+        }
+        Err(e) => {
+            send(&out, &format!("info string error: {e}"));
+            send(&out, "bestmove (none)");
+        }
+    }
+    bot
+}
+
+/// Run the engine on stdin/stdout until `quit` or end of input.
+pub fn run(args: UciArgs) -> Result<()> {
+    let out: Out = Arc::new(Mutex::new(std::io::stdout()));
+    let mut engine = Engine::new(out, &args);
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        match stdin.read_until(b'\n', &mut buf) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        // Invalid UTF-8 is replaced (and then reported as an unknown command).
+        if !engine.handle(&String::from_utf8_lossy(&buf)) {
+            return Ok(());
+        }
+    }
+    engine.wait_search();
+    Ok(())
+}

@@ -1,0 +1,244 @@
+//! The engine's UCI options: declaration (`uci`) and `setoption` parsing.
+
+use rules::VariantId;
+
+/// Value of `UCI_Variant` that python-chess sends for a plain
+/// `chess.Board` (its `uci_variant` is `"chess"`); played as losers, the
+/// only variant here on the standard 8x8 board with the standard start.
+pub const CHESS_ALIAS: &str = "chess";
+
+/// Largest `Nodes` value offered.
+pub const MAX_NODES: u32 = 100_000_000;
+/// Largest `Temperature` value offered (hundredths: 1000 = temperature 10).
+pub const MAX_TEMPERATURE_CENTI: u32 = 1000;
+
+/// Option values.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    /// `UCI_Variant`.
+    pub variant: VariantId,
+    /// `BundlePath`; empty = `models/<variant>/`.
+    pub bundle_path: String,
+    /// `Threads`: CPU threads for the network.
+    pub threads: usize,
+    /// `Nodes`: cap on root visits per action; 0 = no cap.
+    pub nodes: u32,
+    /// `Temperature` in hundredths (100 = 1.0); 0 = best move.
+    pub temperature_centi: u32,
+    /// `PolicyOnly`: play from the network's policy without search.
+    pub policy_only: bool,
+    /// `Move Overhead` in milliseconds, kept in reserve on the clock.
+    pub move_overhead_ms: u64,
+}
+
+/// What a `setoption` changed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Changed {
+    /// `UCI_Variant`; the flag says the value was the `chess` alias.
+    Variant { via_chess_alias: bool },
+    /// `BundlePath`.
+    Bundle,
+    /// `Threads`.
+    Threads,
+    /// `Nodes`, `Temperature`, `PolicyOnly`, `Move Overhead`.
+    Strength,
+}
+
+impl Options {
+    /// Defaults, with `variant` as the `UCI_Variant` default.
+    pub fn new(variant: VariantId, bundle_path: String, threads: usize) -> Self {
+        Options {
+            variant,
+            bundle_path,
+            threads: threads.max(1),
+            nodes: 0,
+            temperature_centi: 0,
+            policy_only: false,
+            move_overhead_ms: 50,
+        }
+    }
+
+    /// The `option ...` lines of the `uci` reply.
+    pub fn declarations(&self) -> Vec<String> {
+        let vars: String = VariantId::ALL
+            .iter()
+            .map(|v| format!(" var {v}"))
+            .chain(std::iter::once(format!(" var {CHESS_ALIAS}")))
+            .collect();
+        let path = if self.bundle_path.is_empty() {
+            "<empty>"
+        } else {
+            &self.bundle_path
+        };
+        vec![
+            format!(
+                "option name UCI_Variant type combo default {}{vars}",
+                self.variant
+            ),
+            format!("option name BundlePath type string default {path}"),
+            format!(
+                "option name Threads type spin default {} min 1 max 256",
+                self.threads
+            ),
+            format!("option name Nodes type spin default 0 min 0 max {MAX_NODES}"),
+            format!(
+                "option name Temperature type spin default 0 min 0 max {MAX_TEMPERATURE_CENTI}"
+            ),
+            "option name PolicyOnly type check default false".to_string(),
+            format!(
+                "option name Move Overhead type spin default {} min 0 max 5000",
+                self.move_overhead_ms
+            ),
+        ]
+    }
+
+    /// Apply `setoption name <name> value <value>` (names case-insensitive,
+    /// as in the UCI specification).
+    ///
+    /// # Errors
+    /// A message naming the option and the bad value; nothing changes then.
+    pub fn set(&mut self, name: &str, value: &str) -> Result<Changed, String> {
+        let value = value.trim();
+        let spin = |max: u64| -> Result<u64, String> {
+            match value.parse::<u64>() {
+                Ok(v) if v <= max => Ok(v),
+                _ => Err(format!(
+                    "option {name}: expected an integer in 0..={max}, got {value:?}"
+                )),
+            }
+        };
+        match name.trim().to_ascii_lowercase().as_str() {
+            "uci_variant" => {
+                if value.eq_ignore_ascii_case(CHESS_ALIAS) {
+                    self.variant = VariantId::Losers;
+                    return Ok(Changed::Variant {
+                        via_chess_alias: true,
+                    });
+                }
+                self.variant = value.parse().map_err(|e| format!("UCI_Variant: {e}"))?;
+                Ok(Changed::Variant {
+                    via_chess_alias: false,
+                })
+            }
+            "bundlepath" => {
+                self.bundle_path = if value == "<empty>" {
+                    String::new()
+                } else {
+                    value.to_string()
+                };
+                Ok(Changed::Bundle)
+            }
+            "threads" => {
+                let v = spin(256)?;
+                if v == 0 {
+                    return Err("option Threads: expected an integer in 1..=256, got 0".into());
+                }
+                self.threads = v as usize;
+                Ok(Changed::Threads)
+            }
+            "nodes" => {
+                self.nodes = spin(u64::from(MAX_NODES))? as u32;
+                Ok(Changed::Strength)
+            }
+            "temperature" => {
+                self.temperature_centi = spin(u64::from(MAX_TEMPERATURE_CENTI))? as u32;
+                Ok(Changed::Strength)
+            }
+            "policyonly" => {
+                self.policy_only = match value.to_ascii_lowercase().as_str() {
+                    "true" => true,
+                    "false" => false,
+                    _ => {
+                        return Err(format!(
+                            "option PolicyOnly: expected true or false, got {value:?}"
+                        ))
+                    }
+                };
+                Ok(Changed::Strength)
+            }
+            "move overhead" => {
+                self.move_overhead_ms = spin(5000)?;
+                Ok(Changed::Strength)
+            }
+            _ => Err(format!("unknown option {:?}", name.trim())),
+        }
+    }
+
+    /// The strength these options ask for.
+    pub fn strength(&self) -> bot::Strength {
+        bot::Strength {
+            max_nodes: (self.nodes > 0).then_some(self.nodes),
+            temperature: self.temperature_centi as f32 / 100.0,
+            policy_only: self.policy_only,
+        }
+    }
+}
+
+/// Split `setoption name <name...> [value <value...>]` (the tokens after
+/// `setoption`) into name and value.
+pub fn parse_setoption(rest: &str) -> Result<(String, String), String> {
+    let tokens: Vec<&str> = rest.split_whitespace().collect();
+    if tokens.first() != Some(&"name") {
+        return Err("setoption: expected `setoption name <id> [value <x>]`".into());
+    }
+    let value_at = tokens.iter().position(|t| *t == "value");
+    let name_end = value_at.unwrap_or(tokens.len());
+    let name = tokens[1..name_end].join(" ");
+    if name.is_empty() {
+        return Err("setoption: missing option name".into());
+    }
+    let value = value_at
+        .map(|i| tokens[i + 1..].join(" "))
+        .unwrap_or_default();
+    Ok((name, value))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn setoption_parsing() {
+        assert_eq!(
+            parse_setoption("name Move Overhead value 100").unwrap(),
+            ("Move Overhead".into(), "100".into())
+        );
+        assert_eq!(
+            parse_setoption("name BundlePath value /a b/c").unwrap(),
+            ("BundlePath".into(), "/a b/c".into())
+        );
+        assert!(parse_setoption("value 3").is_err());
+        assert!(parse_setoption("name").is_err());
+    }
+
+    #[test]
+    fn option_values() {
+        let mut o = Options::new(VariantId::Shakti, String::new(), 1);
+        assert_eq!(
+            o.set("uci_variant", "chess").unwrap(),
+            Changed::Variant {
+                via_chess_alias: true
+            }
+        );
+        assert_eq!(o.variant, VariantId::Losers);
+        assert!(o.set("UCI_Variant", "crazyhouse").is_err());
+        assert_eq!(o.variant, VariantId::Losers);
+        o.set("Temperature", "150").unwrap();
+        o.set("Nodes", "64").unwrap();
+        let s = o.strength();
+        assert_eq!((s.max_nodes, s.temperature), (Some(64), 1.5));
+        assert!(o.set("Nodes", "-1").is_err());
+        assert!(o.set("Threads", "0").is_err());
+        assert!(o.set("PolicyOnly", "maybe").is_err());
+        assert!(o.set("Hash", "16").is_err());
+        let decl = o.declarations();
+        assert_eq!(
+            decl[0],
+            "option name UCI_Variant type combo default losers var losers var viking var hnefatafl var loki var shakti var chess"
+        );
+        assert_eq!(
+            decl[1],
+            "option name BundlePath type string default <empty>"
+        );
+    }
+}
