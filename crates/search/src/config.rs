@@ -36,6 +36,13 @@ pub struct SearchConfig {
     pub virtual_loss: f32,
     /// Leaves collected per tree per network batch. `>= 1`. Default 8.
     pub leaves_per_batch: usize,
+    /// Contempt (chess engines' contempt factor): a drawn terminal position
+    /// is worth `-contempt` to the player to move at the root and
+    /// `+contempt` to the opponent, in value units (`W - L`). In `[0, 1)`;
+    /// 0 (the default) keeps the search zero-sum, as self-play needs. A
+    /// small positive value makes a bot avoid repetition draws against a
+    /// weaker opponent instead of being indifferent to them.
+    pub contempt: f32,
     /// How the root chooses the child to descend into: `"puct"` (AlphaZero)
     /// or `"gumbel"` (Gumbel AlphaZero: Gumbel-top-k sampling and sequential
     /// halving, Danihelka et al. 2022; see [`crate::RootSelection::Gumbel`]).
@@ -89,6 +96,7 @@ impl Default for SearchConfig {
             dirichlet_epsilon: 0.25,
             virtual_loss: 1.0,
             leaves_per_batch: 8,
+            contempt: 0.0,
             root: RootKind::Puct,
             gumbel_m: 16,
             gumbel_c_visit: 50.0,
@@ -163,6 +171,12 @@ impl SearchConfig {
             self.virtual_loss,
             self.virtual_loss >= 0.0,
             ">= 0",
+        )?;
+        check(
+            "contempt",
+            self.contempt,
+            (0.0..1.0).contains(&self.contempt),
+            "in [0, 1)",
         )?;
         if self.leaves_per_batch == 0 {
             return Err(ConfigError::OutOfRange {

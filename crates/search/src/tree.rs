@@ -584,13 +584,13 @@ impl<G: Game> Mcts<G> {
                         }
                     };
                     self.nodes[node].kind = kind;
-                    let wdl = kind.terminal_wdl().unwrap_or(DRAW_WDL);
+                    let wdl = self.terminal_value(kind, to_move);
                     Self::backup(&mut self.nodes, &self.path, to_move, wdl, false);
                     return Descent::Terminal;
                 }
                 kind => {
-                    let wdl = kind.terminal_wdl().unwrap_or(DRAW_WDL);
                     let to_move = self.nodes[node].to_move;
+                    let wdl = self.terminal_value(kind, to_move);
                     Self::backup(&mut self.nodes, &self.path, to_move, wdl, false);
                     return Descent::Terminal;
                 }
@@ -619,6 +619,19 @@ impl<G: Game> Mcts<G> {
         for (c, e) in children.zip(eta) {
             let node = &mut self.nodes[c];
             node.prior = (1.0 - eps) * node.prior + eps * e / sum;
+        }
+    }
+
+    /// WDL of a terminal node for its side to move `to_move`: exact for a
+    /// win or loss; a draw shifted by [`SearchConfig::contempt`] against
+    /// the player to move at the root.
+    fn terminal_value(&self, kind: NodeKind, to_move: rules::Player) -> Wdl {
+        let c = self.config.contempt;
+        match kind.terminal_wdl() {
+            Some(wdl) if wdl != DRAW_WDL || c == 0.0 => wdl,
+            _ if c == 0.0 => DRAW_WDL,
+            _ if to_move == self.root_state.side_to_move() => [0.0, 1.0 - c, c],
+            _ => [c, 1.0 - c, 0.0],
         }
     }
 

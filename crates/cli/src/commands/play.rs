@@ -26,6 +26,10 @@ pub struct PlayArgs {
     /// MCTS simulations per action for bundle players.
     #[arg(long, default_value_t = 64)]
     simulations: u32,
+    /// Contempt of bundle players: a draw is worth -C to the player to move
+    /// (0 = plain zero-sum search; see search::SearchConfig::contempt).
+    #[arg(long, default_value_t = 0.0)]
+    contempt: f32,
     /// Games played in parallel.
     #[arg(long, default_value_t = 2)]
     concurrency: usize,
@@ -59,17 +63,15 @@ fn bundle_player<G: Encode>(
     net: &Net,
     device: &burn::tensor::Device,
     name: &str,
-    sims: u32,
+    args: &PlayArgs,
     seed: u64,
 ) -> Box<dyn Player<G>> {
     let eval = NetEvaluator::<G>::new(net.clone(), device.clone());
-    Box::new(MctsPlayer::new(
-        name,
-        eval,
-        &SearchConfig::default(),
-        sims,
-        seed,
-    ))
+    let search = SearchConfig {
+        contempt: args.contempt,
+        ..SearchConfig::default()
+    };
+    Box::new(MctsPlayer::new(name, eval, &search, args.simulations, seed))
 }
 
 fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
@@ -94,23 +96,11 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
                 args.seed ^ (i as u64 / 2).wrapping_mul(0x9E37_79B9),
             )
         },
-        |i| {
-            bundle_player::<G>(
-                &net_a,
-                &device,
-                &name_a,
-                args.simulations,
-                args.seed ^ i as u64,
-            )
-        },
+        |i| bundle_player::<G>(&net_a, &device, &name_a, args, args.seed ^ i as u64),
         |i| match &net_b {
-            Some(net) => bundle_player::<G>(
-                net,
-                &device,
-                &name_b,
-                args.simulations,
-                args.seed ^ (i as u64) << 32,
-            ),
+            Some(net) => {
+                bundle_player::<G>(net, &device, &name_b, args, args.seed ^ (i as u64) << 32)
+            }
             None => Box::new(RandomPlayer::new(args.seed.wrapping_mul(31) ^ i as u64)),
         },
     );
@@ -119,6 +109,7 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
             "variant": G::VARIANT.as_str(), "a": name_a, "b": name_b, "games": wdl.games(),
             "wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses,
             "score": wdl.score(), "win_rate": wdl.win_rate(), "simulations": args.simulations,
+            "contempt": args.contempt, "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
         });
         println!("{summary}");
     } else {
