@@ -71,8 +71,22 @@ pub fn write_atomic_with(
         buffered.flush()?;
     }
     tmp.as_file().sync_all()?;
+    make_shared(tmp.path(), 0o644)?;
     fault_delay();
     tmp.persist(path).map_err(|e| e.error)?;
+    Ok(())
+}
+
+/// Make a file or folder we wrote readable by others (bundles ship in
+/// `models/`); tempfile creates them private (0600/0700).
+fn make_shared(path: &Path, mode: u32) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = (path, mode);
     Ok(())
 }
 
@@ -95,6 +109,7 @@ pub fn replace_dir_atomic<E: From<std::io::Error>>(
         .prefix(&temp_prefix(".tmp-", dir))
         .tempdir_in(parent)?;
     fill(tmp.path())?;
+    make_shared(tmp.path(), 0o755)?;
     fault_delay();
     let tmp_path = tmp.keep();
     if dir.exists() {
