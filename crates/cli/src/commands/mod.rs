@@ -2,6 +2,8 @@
 
 use clap::{Parser, Subcommand};
 
+mod ladder;
+mod matches;
 mod perft;
 mod play;
 mod train;
@@ -22,6 +24,12 @@ enum Command {
     Train(train::TrainArgs),
     /// Play a match between a bundle and `random` or another bundle; print W/D/L.
     Play(play::PlayArgs),
+    /// Match between two players (bundles, random, greedy, pure UCT, UCI
+    /// engines): W/D/L, Elo with a 95 % interval, optional SPRT, records.
+    Match(matches::MatchArgs),
+    /// Round robin between players, Bradley–Terry ratings with 95 %
+    /// intervals, ladder.md and ladder.png.
+    Ladder(ladder::LadderArgs),
     /// Count leaf nodes of the legal-action tree (rules verification).
     Perft(perft::PerftArgs),
 }
@@ -32,6 +40,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Train(args) => train::run(args),
         Command::Play(args) => play::run(args),
         Command::Perft(args) => perft::run(args),
+        Command::Match(args) => matches::run(args),
+        Command::Ladder(args) => ladder::run(args),
     }
 }
 
