@@ -67,7 +67,13 @@ pub fn draw_ratings(
     };
     let ascii = |s: &str| -> String {
         s.chars()
-            .map(|c| if c.is_ascii() && !c.is_ascii_control() { c } else { '?' })
+            .map(|c| {
+                if c.is_ascii() && !c.is_ascii_control() {
+                    c
+                } else {
+                    '?'
+                }
+            })
             .collect()
     };
     let finite: Vec<f64> = entries
@@ -120,9 +126,18 @@ pub fn draw_ratings(
                 entries
                     .iter()
                     .enumerate()
-                    .filter(|(_, e)| e.elo.is_finite() && e.lower.is_finite() && e.upper.is_finite())
+                    .filter(|(_, e)| {
+                        e.elo.is_finite() && e.lower.is_finite() && e.upper.is_finite()
+                    })
                     .map(|(i, e)| {
-                        ErrorBar::new_vertical(i as f64, e.lower, e.elo, e.upper, blue.stroke_width(2), 12)
+                        ErrorBar::new_vertical(
+                            i as f64,
+                            e.lower,
+                            e.elo,
+                            e.upper,
+                            blue.stroke_width(2),
+                            12,
+                        )
                     }),
             )
             .map_err(|e| draw_err(e.to_string()))?;

@@ -245,7 +245,8 @@ mod tests {
             gate: true,
             ..EvalConfig::default()
         };
-        let s = evaluate_generation_for(rules::VariantId::Shakti, &a, Some(&b), &device, &cfg, 3, 1);
+        let s =
+            evaluate_generation_for(rules::VariantId::Shakti, &a, Some(&b), &device, &cfg, 3, 1);
         let prev = s.vs_previous.as_ref().unwrap();
         assert_eq!((prev.games, prev.draws), (6, 6));
         assert_eq!(prev.opponent, "gen-000002");
@@ -258,8 +259,14 @@ mod tests {
         assert_eq!(json["baselines"][1]["opponent"], "greedy");
         // Without gating it promotes; the first generation always does.
         cfg.gate = false;
-        assert!(evaluate_generation_for(rules::VariantId::Shakti, &a, Some(&b), &device, &cfg, 3, 1).promote);
+        assert!(
+            evaluate_generation_for(rules::VariantId::Shakti, &a, Some(&b), &device, &cfg, 3, 1)
+                .promote
+        );
         cfg.gate = true;
-        assert!(evaluate_generation_for(rules::VariantId::Shakti, &a, None, &device, &cfg, 0, 1).promote);
+        assert!(
+            evaluate_generation_for(rules::VariantId::Shakti, &a, None, &device, &cfg, 0, 1)
+                .promote
+        );
     }
 }

@@ -205,7 +205,10 @@ pub fn run_ladder<G: Encode + Heuristic>(
         .collect();
     draw_ratings(
         &out.join("ladder.png"),
-        &format!("{} ladder (Bradley-Terry Elo, 95% intervals)", result.variant),
+        &format!(
+            "{} ladder (Bradley-Terry Elo, 95% intervals)",
+            result.variant
+        ),
         &entries,
         960,
         540,

@@ -10,8 +10,8 @@ use rand::{Rng, SeedableRng};
 
 use crate::elo::EloEstimate;
 use crate::game::{play_game, GameResult};
-use crate::sprt::{SprtConfig, SprtDecision, SprtState};
 use crate::player::Player;
+use crate::sprt::{SprtConfig, SprtDecision, SprtState};
 
 /// Win/draw/loss counts from player A's view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]

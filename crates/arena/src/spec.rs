@@ -78,7 +78,10 @@ pub enum SpecError {
 
 fn parse_budget(text: &str) -> Option<Budget> {
     if let Some(ms) = text.strip_suffix("ms") {
-        return ms.parse().ok().map(|m| Budget::Time(Duration::from_millis(m)));
+        return ms
+            .parse()
+            .ok()
+            .map(|m| Budget::Time(Duration::from_millis(m)));
     }
     if let Some(s) = text.strip_suffix('s') {
         return s

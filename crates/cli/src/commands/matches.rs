@@ -75,9 +75,9 @@ pub fn resolve_variant(specs: &[&str], flag: Option<&str>) -> Result<VariantId> 
             let v = model::bundle::peek_variant(&path)
                 .with_context(|| format!("reading bundle {}", path.display()))?;
             match found {
-                Some(f) if f != v => bail!(
-                    "variant mismatch: {spec} is a {v} bundle but the match is {f}"
-                ),
+                Some(f) if f != v => {
+                    bail!("variant mismatch: {spec} is a {v} bundle but the match is {f}")
+                }
                 _ => found = Some(v),
             }
         }
@@ -116,11 +116,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
 }
 
 fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
-    let sprt = args
-        .sprt
-        .as_deref()
-        .map(SprtConfig::parse)
-        .transpose()?;
+    let sprt = args.sprt.as_deref().map(SprtConfig::parse).transpose()?;
     let ctx = context(
         &args.device,
         args.nodes,
@@ -147,7 +143,8 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
         |i| pb.make(seed.wrapping_mul(31) ^ (i as u64) << 32),
         |r| {
             if let Some(path) = &args.pgn {
-                if let Err(e) = write_records(path, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
+                if let Err(e) =
+                    write_records(path, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
                 {
                     write_error = Some(anyhow!("writing records {}: {e}", path.display()));
                 }
