@@ -1,9 +1,27 @@
-//! Measuring strength: players behind one interface, games and matches.
+//! Measuring strength: players behind one interface (bundles with search,
+//! random, greedy, pure UCT, external UCI engines), games and matches with
+//! varied openings, Elo with 95 % intervals, SPRT, Bradley–Terry ladders
+//! with a chart, and the per-generation evaluation hook for training.
 
+pub mod bradley_terry;
+pub mod chart;
+pub mod elo;
+pub mod evaluate;
 pub mod game;
+pub mod greedy;
+pub mod ladder;
 pub mod matches;
 pub mod player;
+pub mod records;
+pub mod spec;
+pub mod sprt;
+pub mod uci_client;
 
-pub use game::{play_game, GameResult};
-pub use matches::{play_match, MatchGame, Wdl};
-pub use player::{MctsPlayer, Player, RandomPlayer};
+pub use elo::EloEstimate;
+pub use game::{play_game, Forfeit, GameResult};
+pub use greedy::{GreedyPlayer, Heuristic};
+pub use matches::{play_match, run_match, MatchGame, MatchReport, MatchSettings, Wdl};
+pub use player::{Budget, MctsPlayer, Player, RandomPlayer};
+pub use spec::{PlayerFactory, PlayerSpec};
+pub use sprt::{SprtConfig, SprtDecision, SprtState};
+pub use uci_client::{UciConfig, UciEngine, UciError, UciPlayer};

@@ -5,8 +5,13 @@ use rayon::prelude::*;
 use rules::{Game, Player as Side};
 use serde::Serialize;
 
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use crate::elo::EloEstimate;
 use crate::game::{play_game, GameResult};
 use crate::player::Player;
+use crate::sprt::{SprtConfig, SprtDecision, SprtState};
 
 /// Win/draw/loss counts from player A's view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
@@ -62,11 +67,32 @@ where
     A: Fn(usize) -> Box<dyn Player<G>> + Sync,
     B: Fn(usize) -> Box<dyn Player<G>> + Sync,
 {
+    let played = play_games(0..games, concurrency, ply_cap, &opening, &make_a, &make_b);
+    (tally(&played), played)
+}
+
+/// Play the games with the given indices in parallel (see [`play_match`]),
+/// results in index order.
+pub fn play_games<G, A, B, O>(
+    indices: std::ops::Range<usize>,
+    concurrency: usize,
+    ply_cap: u32,
+    opening: &O,
+    make_a: &A,
+    make_b: &B,
+) -> Vec<MatchGame>
+where
+    G: Game,
+    O: Fn(usize) -> G + Sync,
+    A: Fn(usize) -> Box<dyn Player<G>> + Sync,
+    B: Fn(usize) -> Box<dyn Player<G>> + Sync,
+{
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(concurrency.max(1))
         .build();
     let run = || {
-        (0..games)
+        indices
+            .clone()
             .into_par_iter()
             .map(|i| {
                 let (mut a, mut b) = (make_a(i), make_b(i));
@@ -85,12 +111,16 @@ where
             })
             .collect::<Vec<_>>()
     };
-    let played = match pool {
+    match pool {
         Ok(pool) => pool.install(run),
         Err(_) => run(),
-    };
+    }
+}
+
+/// W/D/L of A over finished games.
+pub fn tally(played: &[MatchGame]) -> Wdl {
     let mut wdl = Wdl::default();
-    for g in &played {
+    for g in played {
         let a_side = if g.a_first { Side::First } else { Side::Second };
         match g.result.winner {
             None => wdl.draws += 1,
@@ -98,5 +128,141 @@ where
             Some(_) => wdl.losses += 1,
         }
     }
-    (wdl, played)
+    wdl
+}
+
+/// A start position `plies` uniformly random actions from the standard
+/// start, drawn from `seed`; a game that would end during the opening is
+/// redrawn (up to 20 times), then the longest non-terminal prefix is used.
+pub fn random_opening<G: Game>(plies: u32, seed: u64) -> G {
+    let mut best = G::start();
+    for attempt in 0..20u64 {
+        let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt);
+        let mut g = G::start();
+        let mut ok = true;
+        for _ in 0..plies {
+            let legal = g.legal_vec();
+            if legal.is_empty() {
+                ok = false;
+                break;
+            }
+            let mut next = g.clone();
+            next.play(legal[rng.random_range(0..legal.len())]);
+            if next.outcome().is_some() {
+                ok = false;
+                break;
+            }
+            g = next;
+        }
+        if ok {
+            return g;
+        }
+        if g.ply() > best.ply() {
+            best = g;
+        }
+    }
+    best
+}
+
+/// Settings of [`run_match`].
+#[derive(Clone, Debug)]
+pub struct MatchSettings {
+    /// Maximum games (rounded up to whole colour-swapped pairs).
+    pub games: usize,
+    /// Games in parallel.
+    pub concurrency: usize,
+    /// Plies after which a game is adjudicated a draw.
+    pub ply_cap: u32,
+    /// Random plies from the start before the players take over; both
+    /// games of a pair (`2k`, `2k+1`) share the opening. 0 = standard start.
+    pub opening_plies: u32,
+    /// Seed of the openings.
+    pub seed: u64,
+    /// Stop as soon as this SPRT decides.
+    pub sprt: Option<SprtConfig>,
+}
+
+/// Everything a match produced.
+#[derive(Clone, Debug)]
+pub struct MatchReport {
+    /// W/D/L from A's view.
+    pub wdl: Wdl,
+    /// Elo of A − B with a 95 % interval.
+    pub elo: EloEstimate,
+    /// SPRT state at the end, if one ran.
+    pub sprt: Option<SprtState>,
+    /// Whether the SPRT stopped the match before `games`.
+    pub stopped_early: bool,
+    /// Games lost by forfeit (engine failures), by either side.
+    pub forfeits: usize,
+    /// The games in index order.
+    pub games: Vec<MatchGame>,
+}
+
+/// Play A against B in batches of colour-swapped pairs (`concurrency`
+/// games at a time, at least one pair), calling `after_batch` with all
+/// games so far (e.g. to write records, so nothing is lost if the process
+/// dies), and stopping early once the SPRT decides.
+pub fn run_match<G, A, B>(
+    settings: &MatchSettings,
+    make_a: A,
+    make_b: B,
+    mut after_batch: impl FnMut(&MatchReport),
+) -> MatchReport
+where
+    G: Game,
+    A: Fn(usize) -> Box<dyn Player<G>> + Sync,
+    B: Fn(usize) -> Box<dyn Player<G>> + Sync,
+{
+    let total = settings.games.div_ceil(2) * 2;
+    let batch = (settings.concurrency.max(1).div_ceil(2) * 2).max(2);
+    let plies = settings.opening_plies;
+    let seed = settings.seed;
+    let opening = move |i: usize| {
+        if plies == 0 {
+            G::start()
+        } else {
+            random_opening::<G>(plies, seed ^ (i / 2) as u64)
+        }
+    };
+    let mut report = MatchReport {
+        wdl: Wdl::default(),
+        elo: EloEstimate::from_wdl(&Wdl::default()),
+        sprt: None,
+        stopped_early: false,
+        forfeits: 0,
+        games: Vec::new(),
+    };
+    let mut next = 0;
+    while next < total {
+        let end = (next + batch).min(total);
+        let played = play_games(
+            next..end,
+            settings.concurrency,
+            settings.ply_cap,
+            &opening,
+            &make_a,
+            &make_b,
+        );
+        next = end;
+        report.games.extend(played);
+        report.wdl = tally(&report.games);
+        report.elo = EloEstimate::from_wdl(&report.wdl);
+        report.forfeits = report
+            .games
+            .iter()
+            .filter(|g| g.result.forfeit.is_some())
+            .count();
+        if let Some(c) = settings.sprt {
+            let state = c.state(&report.wdl);
+            report.sprt = Some(state);
+            if state.decision != SprtDecision::Continue {
+                report.stopped_early = next < total;
+                after_batch(&report);
+                break;
+            }
+        }
+        after_batch(&report);
+    }
+    report
 }

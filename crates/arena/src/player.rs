@@ -5,6 +5,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rules::Game;
 use search::{Evaluator, Mcts, SearchConfig};
+use std::time::Instant;
 
 /// A player: picks an action for the side to move of a non-terminal
 /// position. Called once per action (also mid-turn for variants that split
@@ -16,6 +17,22 @@ pub trait Player<G: Game>: Send {
     fn choose(&mut self, game: &G) -> Option<G::Action>;
     /// Called when a new game starts (clear per-game state).
     fn new_game(&mut self) {}
+    /// Why the last [`Player::choose`] returned `None` although legal
+    /// actions existed (an engine that crashed, hung or sent garbage).
+    /// The game is then scored as a loss for this player (a forfeit).
+    fn take_error(&mut self) -> Option<String> {
+        None
+    }
+}
+
+/// How much a search player may think per action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Budget {
+    /// This many simulations (root visits) per action.
+    Nodes(u32),
+    /// Search until this much wall time has passed (at least one batch of
+    /// leaves is evaluated).
+    Time(std::time::Duration),
 }
 
 /// Uniformly random legal actions.
@@ -42,7 +59,7 @@ impl<G: Game> Player<G> for RandomPlayer {
     }
 }
 
-/// MCTS with a fixed number of simulations per action and any evaluator
+/// MCTS with a node or time budget per action and any evaluator
 /// (a network, uniform priors, or random rollouts for pure UCT). Plays the
 /// most visited action (no noise, temperature 0) — deterministic for a
 /// deterministic evaluator.
@@ -50,13 +67,14 @@ pub struct MctsPlayer<G: Game, E: Evaluator<G>> {
     name: String,
     evaluator: E,
     config: SearchConfig,
-    simulations: u32,
+    budget: Budget,
     rng: SmallRng,
     _game: std::marker::PhantomData<fn() -> G>,
 }
 
 impl<G: Game, E: Evaluator<G> + Send> MctsPlayer<G, E> {
-    /// A search player. `config`'s root noise is switched off.
+    /// A search player with `simulations` per action. `config`'s root
+    /// noise is switched off.
     pub fn new(
         name: impl Into<String>,
         evaluator: E,
@@ -64,13 +82,29 @@ impl<G: Game, E: Evaluator<G> + Send> MctsPlayer<G, E> {
         simulations: u32,
         seed: u64,
     ) -> Self {
+        Self::with_budget(name, evaluator, config, Budget::Nodes(simulations), seed)
+    }
+
+    /// A search player with any [`Budget`]. `config`'s root noise is
+    /// switched off.
+    pub fn with_budget(
+        name: impl Into<String>,
+        evaluator: E,
+        config: &SearchConfig,
+        budget: Budget,
+        seed: u64,
+    ) -> Self {
+        let budget = match budget {
+            Budget::Nodes(n) => Budget::Nodes(n.max(1)),
+            t => t,
+        };
         let mut config = config.clone();
         config.dirichlet_epsilon = 0.0;
         MctsPlayer {
             name: name.into(),
             evaluator,
             config,
-            simulations: simulations.max(1),
+            budget,
             rng: SmallRng::seed_from_u64(seed),
             _game: std::marker::PhantomData,
         }
@@ -86,16 +120,32 @@ impl<G: Game, E: Evaluator<G> + Send> Player<G> for MctsPlayer<G, E> {
         match legal.len() {
             0 => None,
             1 => Some(legal[0]),
-            _ => {
-                let tree: Mcts<G> = search::search(
-                    game,
-                    &mut self.evaluator,
-                    &self.config,
-                    self.simulations,
-                    &mut self.rng,
-                );
-                tree.choose_action(0.0, &mut self.rng)
-            }
+            _ => match self.budget {
+                Budget::Nodes(simulations) => {
+                    let tree: Mcts<G> = search::search(
+                        game,
+                        &mut self.evaluator,
+                        &self.config,
+                        simulations,
+                        &mut self.rng,
+                    );
+                    tree.choose_action(0.0, &mut self.rng)
+                }
+                Budget::Time(limit) => {
+                    let deadline = Instant::now() + limit;
+                    let mut trees = [Mcts::new(game.clone(), &self.config)];
+                    let mut first = true;
+                    search::run_batched_until(
+                        &mut trees,
+                        &mut self.evaluator,
+                        u32::MAX,
+                        self.config.leaves_per_batch,
+                        &mut self.rng,
+                        || !std::mem::take(&mut first) && Instant::now() >= deadline,
+                    );
+                    trees[0].choose_action(0.0, &mut self.rng)
+                }
+            },
         }
     }
 }

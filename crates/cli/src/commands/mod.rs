@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand};
 mod analyse;
 mod bench;
 mod export;
+mod ladder;
+mod matches;
 mod perft;
 mod play;
 mod train;
@@ -26,6 +28,12 @@ enum Command {
     Train(train::TrainArgs),
     /// Play a match between a bundle and `random` or another bundle; print W/D/L.
     Play(play::PlayArgs),
+    /// Match between two players (bundles, random, greedy, pure UCT, UCI
+    /// engines): W/D/L, Elo with a 95 % interval, optional SPRT, records.
+    Match(matches::MatchArgs),
+    /// Round robin between players, Bradley–Terry ratings with 95 %
+    /// intervals, ladder.md and ladder.png.
+    Ladder(ladder::LadderArgs),
     /// Count leaf nodes of the legal-action tree (rules verification).
     Perft(perft::PerftArgs),
     /// Measure network, training, search and self-play throughput.
@@ -49,6 +57,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => export::run(args),
         Command::Uci(args) => uci::run(args),
         Command::Analyse(args) => analyse::run(args),
+        Command::Match(args) => matches::run(args),
+        Command::Ladder(args) => ladder::run(args),
     }
 }
 

@@ -1,0 +1,268 @@
+//! Round-robin ladder: every pair of players plays a match, then all
+//! players are rated together by Bradley–Terry ([`crate::bradley_terry`]).
+//! Writes `ladder.md` (tables), `ladder.png` (chart), `ladder.json` and the
+//! game records of every pair (`games/<i>-<j>.pgn|txt`) into one folder.
+
+use std::path::{Path, PathBuf};
+
+use encoding::Encode;
+use serde::Serialize;
+
+use crate::bradley_terry::{fit, Anchor, PairResult, Rating, RatingError};
+use crate::chart::{draw_ratings, ChartEntry, ChartError};
+use crate::greedy::Heuristic;
+use crate::matches::{run_match, MatchSettings, Wdl};
+use crate::records::{uses_pgn, write_records};
+use crate::spec::PlayerFactory;
+
+/// Settings of a ladder.
+#[derive(Clone, Debug)]
+pub struct LadderSettings {
+    /// Games per pair (both colours, rounded up to an even number).
+    pub games_per_pair: usize,
+    /// Games in parallel.
+    pub concurrency: usize,
+    /// Ply cap (adjudicated draw).
+    pub ply_cap: u32,
+    /// Random opening plies (shared by the two games of a pair).
+    pub opening_plies: u32,
+    /// Seed.
+    pub seed: u64,
+    /// Virtual draws per pair that met (keeps perfect scores finite).
+    pub prior_draws: f64,
+    /// Player rated 0 (`None`: the mean is 0).
+    pub anchor: Option<usize>,
+}
+
+/// The result of one pair.
+#[derive(Clone, Debug, Serialize)]
+pub struct PairSummary {
+    /// Player index.
+    pub a: usize,
+    /// Player index.
+    pub b: usize,
+    /// W/D/L of `a`.
+    pub wdl: Wdl,
+    /// Games lost by forfeit.
+    pub forfeits: usize,
+}
+
+/// A finished ladder.
+#[derive(Clone, Debug, Serialize)]
+pub struct LadderResult {
+    /// Variant.
+    pub variant: String,
+    /// Player names (specs).
+    pub names: Vec<String>,
+    /// Ratings, in player order.
+    pub ratings: Vec<Rating>,
+    /// Every pair's result.
+    pub pairs: Vec<PairSummary>,
+    /// The anchored player (`None`: mean 0).
+    pub anchor: Option<usize>,
+    /// Virtual draws per pair used in the fit.
+    pub prior_draws: f64,
+}
+
+/// Anything that stops a ladder.
+#[derive(Debug, thiserror::Error)]
+pub enum LadderError {
+    /// Fewer than two players.
+    #[error("a ladder needs at least two players")]
+    TooFewPlayers,
+    /// Writing an output file failed.
+    #[error("writing {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The error.
+        source: std::io::Error,
+    },
+    /// The rating fit rejected its input.
+    #[error(transparent)]
+    Rating(#[from] RatingError),
+    /// The chart failed.
+    #[error(transparent)]
+    Chart(#[from] ChartError),
+}
+
+/// Play the round robin and write the outputs into `out` (created).
+/// `progress` is told about each finished pair.
+///
+/// # Errors
+/// [`LadderError`].
+pub fn run_ladder<G: Encode + Heuristic>(
+    players: &[PlayerFactory<G>],
+    settings: &LadderSettings,
+    out: &Path,
+    mut progress: impl FnMut(&str),
+) -> Result<LadderResult, LadderError> {
+    let n = players.len();
+    if n < 2 {
+        return Err(LadderError::TooFewPlayers);
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| LadderError::Io { path, source }
+    };
+    let games_dir = out.join("games");
+    std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
+    let ext = if uses_pgn(G::VARIANT) { "pgn" } else { "txt" };
+    let start = G::start().to_text();
+    let mut games = Vec::new();
+    let mut pairs = Vec::new();
+    for a in 0..n {
+        for b in a + 1..n {
+            let (pa, pb) = (&players[a], &players[b]);
+            let match_settings = MatchSettings {
+                games: settings.games_per_pair,
+                concurrency: settings.concurrency,
+                ply_cap: settings.ply_cap,
+                opening_plies: settings.opening_plies,
+                seed: settings.seed ^ ((a * n + b) as u64) << 20,
+                sprt: None,
+            };
+            let record = games_dir.join(format!("{a}-{b}.{ext}"));
+            let mut write_error = None;
+            let seed = settings.seed;
+            let report = run_match::<G, _, _>(
+                &match_settings,
+                |i| pa.make(seed ^ (i as u64) ^ ((a as u64) << 40)),
+                |i| pb.make(seed ^ (i as u64) ^ ((b as u64) << 40) ^ 0xB),
+                |r| {
+                    if let Err(e) =
+                        write_records(&record, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
+                    {
+                        write_error = Some(e);
+                    }
+                },
+            );
+            if let Some(e) = write_error {
+                return Err(io(&record)(e));
+            }
+            for g in &report.games {
+                let a_side = if g.a_first {
+                    rules::Player::First
+                } else {
+                    rules::Player::Second
+                };
+                let score_a = match g.result.winner {
+                    None => 0.5,
+                    Some(w) if w == a_side => 1.0,
+                    Some(_) => 0.0,
+                };
+                games.push(PairResult { a, b, score_a });
+            }
+            progress(&format!(
+                "{} vs {}: +{} ={} -{}{}",
+                pa.name(),
+                pb.name(),
+                report.wdl.wins,
+                report.wdl.draws,
+                report.wdl.losses,
+                if report.forfeits > 0 {
+                    format!(" ({} forfeits)", report.forfeits)
+                } else {
+                    String::new()
+                }
+            ));
+            pairs.push(PairSummary {
+                a,
+                b,
+                wdl: report.wdl,
+                forfeits: report.forfeits,
+            });
+        }
+    }
+    let anchor = match settings.anchor {
+        Some(i) => Anchor::Player(i),
+        None => Anchor::Mean,
+    };
+    let ratings = fit(n, &games, settings.prior_draws, anchor)?;
+    let result = LadderResult {
+        variant: G::VARIANT.to_string(),
+        names: players.iter().map(|p| p.name().to_string()).collect(),
+        ratings,
+        pairs,
+        anchor: settings.anchor,
+        prior_draws: settings.prior_draws,
+    };
+    let md = out.join("ladder.md");
+    model::atomic::write_atomic(&md, markdown(&result, settings).as_bytes()).map_err(io(&md))?;
+    let json = out.join("ladder.json");
+    let text = serde_json::to_string_pretty(&result).unwrap_or_default();
+    model::atomic::write_atomic(&json, text.as_bytes()).map_err(io(&json))?;
+    let entries: Vec<ChartEntry> = result
+        .names
+        .iter()
+        .zip(&result.ratings)
+        .map(|(name, r)| ChartEntry {
+            name: name.clone(),
+            elo: r.elo,
+            lower: r.lower,
+            upper: r.upper,
+        })
+        .collect();
+    draw_ratings(
+        &out.join("ladder.png"),
+        &format!(
+            "{} ladder (Bradley-Terry Elo, 95% intervals)",
+            result.variant
+        ),
+        &entries,
+        960,
+        540,
+    )?;
+    Ok(result)
+}
+
+/// The Markdown report: ratings sorted by Elo, then the pair results.
+pub fn markdown(result: &LadderResult, settings: &LadderSettings) -> String {
+    let mut s = format!("# {} ladder\n\n", result.variant);
+    let anchor = match result.anchor {
+        Some(i) => format!("`{}` = 0", result.names[i]),
+        None => "mean = 0".into(),
+    };
+    s.push_str(&format!(
+        "Bradley–Terry maximum likelihood (Hunter 2004 MM), draws as half wins, \
+         {} virtual draws per pair, anchor {anchor}; 95 % intervals from the Fisher \
+         information. {} games per pair, ply cap {}, {} random opening plies, seed {}.\n\n",
+        result.prior_draws,
+        settings.games_per_pair.div_ceil(2) * 2,
+        settings.ply_cap,
+        settings.opening_plies,
+        settings.seed
+    ));
+    s.push_str("| rank | player | Elo | 95 % interval | ± | games | score |\n|---:|---|---:|---|---:|---:|---:|\n");
+    let mut order: Vec<usize> = (0..result.names.len()).collect();
+    order.sort_by(|&x, &y| result.ratings[y].elo.total_cmp(&result.ratings[x].elo));
+    for (rank, &i) in order.iter().enumerate() {
+        let r = &result.ratings[i];
+        s.push_str(&format!(
+            "| {} | `{}` | {:+.1} | [{:+.1}, {:+.1}] | {:.1} | {} | {:.1} % |\n",
+            rank + 1,
+            result.names[i],
+            r.elo,
+            r.lower,
+            r.upper,
+            crate::elo::Z95 * r.stderr,
+            r.games,
+            100.0 * r.points / f64::from(r.games.max(1))
+        ));
+    }
+    s.push_str("\n## Pairs\n\n| A | B | +A | = | +B | score A | forfeits |\n|---|---|---:|---:|---:|---:|---:|\n");
+    for p in &result.pairs {
+        s.push_str(&format!(
+            "| `{}` | `{}` | {} | {} | {} | {:.1} % | {} |\n",
+            result.names[p.a],
+            result.names[p.b],
+            p.wdl.wins,
+            p.wdl.draws,
+            p.wdl.losses,
+            100.0 * p.wdl.score(),
+            p.forfeits
+        ));
+    }
+    s.push_str("\n![ratings](ladder.png)\n");
+    s
+}

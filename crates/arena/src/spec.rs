@@ -1,0 +1,394 @@
+//! Player specs on the command line and the factories that build one
+//! player per game from them.
+//!
+//! | spec | player |
+//! |---|---|
+//! | `bundle:PATH` | the bundle's network with PUCT search, `--nodes` simulations per action |
+//! | `bundle:PATH:N` | … `N` simulations per action |
+//! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per action |
+//! | `random` | uniformly random legal actions |
+//! | `greedy` | one-ply greedy ([`crate::greedy`]) |
+//! | `uct:N` | pure UCT: `N` simulations per action, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
+//! | `uci:PATH` | external UCI engine, `go nodes <--nodes>` |
+//! | `uci:PATH:N`, `uci:PATH:dN` | … `go nodes N`, `go depth N` |
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use burn::tensor::Device;
+use encoding::Encode;
+use model::{Net, NetEvaluator};
+use rand::rngs::SmallRng;
+use rand::SeedableRng;
+use rules::VariantId;
+use search::{RolloutEvaluator, SearchConfig};
+
+use crate::greedy::{GreedyPlayer, Heuristic};
+use crate::player::{Budget, MctsPlayer, Player, RandomPlayer};
+use crate::uci_client::{FenDialect, UciConfig, UciPlayer};
+
+/// A parsed player spec (module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayerSpec {
+    /// A bundle folder with a search budget (`None`: the default nodes).
+    Bundle {
+        /// Bundle folder.
+        path: PathBuf,
+        /// Budget per action.
+        budget: Option<Budget>,
+    },
+    /// Uniformly random.
+    Random,
+    /// One-ply greedy.
+    Greedy,
+    /// Pure UCT with random rollouts and this many simulations per action.
+    Uct(u32),
+    /// External UCI engine.
+    Uci {
+        /// Executable.
+        path: PathBuf,
+        /// `go` line (`None`: `go nodes <default nodes>`).
+        go: Option<String>,
+    },
+}
+
+/// A spec that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum SpecError {
+    /// Unknown or malformed spec text.
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N or uci:PATH[:N|:dN]")]
+    Syntax(String),
+    /// The bundle could not be loaded.
+    #[error("player {spec:?}: {source}")]
+    Bundle {
+        /// The spec.
+        spec: String,
+        /// Why.
+        source: model::BundleError,
+    },
+    /// No UCI engine setup for this variant.
+    #[error("player {spec:?}: no UCI engine setup for variant {variant} (only losers and viking, via Fairy-Stockfish)")]
+    UciVariant {
+        /// The spec.
+        spec: String,
+        /// The variant.
+        variant: VariantId,
+    },
+}
+
+fn parse_budget(text: &str) -> Option<Budget> {
+    if let Some(ms) = text.strip_suffix("ms") {
+        return ms
+            .parse()
+            .ok()
+            .map(|m| Budget::Time(Duration::from_millis(m)));
+    }
+    if let Some(s) = text.strip_suffix('s') {
+        return s
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e6)
+            .map(|s| Budget::Time(Duration::from_secs_f64(s)));
+    }
+    text.parse::<u32>()
+        .ok()
+        .filter(|&n| n > 0)
+        .map(Budget::Nodes)
+}
+
+impl PlayerSpec {
+    /// Parse a spec (module docs).
+    ///
+    /// # Errors
+    /// [`SpecError::Syntax`].
+    pub fn parse(text: &str) -> Result<Self, SpecError> {
+        let bad = || SpecError::Syntax(text.to_string());
+        let t = text.trim();
+        match t {
+            "random" => return Ok(PlayerSpec::Random),
+            "greedy" => return Ok(PlayerSpec::Greedy),
+            _ => {}
+        }
+        if let Some(n) = t.strip_prefix("uct:") {
+            return n
+                .parse::<u32>()
+                .ok()
+                .filter(|&n| n > 0)
+                .map(PlayerSpec::Uct)
+                .ok_or_else(bad);
+        }
+        if let Some(rest) = t.strip_prefix("bundle:") {
+            if rest.is_empty() {
+                return Err(bad());
+            }
+            if let Some((path, tail)) = rest.rsplit_once(':') {
+                if let Some(b) = parse_budget(tail) {
+                    return Ok(PlayerSpec::Bundle {
+                        path: path.into(),
+                        budget: Some(b),
+                    });
+                }
+            }
+            return Ok(PlayerSpec::Bundle {
+                path: rest.into(),
+                budget: None,
+            });
+        }
+        if let Some(rest) = t.strip_prefix("uci:") {
+            if rest.is_empty() {
+                return Err(bad());
+            }
+            if let Some((path, tail)) = rest.rsplit_once(':') {
+                if let Some(d) = tail.strip_prefix('d').and_then(|d| d.parse::<u32>().ok()) {
+                    return Ok(PlayerSpec::Uci {
+                        path: path.into(),
+                        go: Some(format!("go depth {}", d.max(1))),
+                    });
+                }
+                if let Ok(n) = tail.parse::<u32>() {
+                    return Ok(PlayerSpec::Uci {
+                        path: path.into(),
+                        go: Some(format!("go nodes {}", n.max(1))),
+                    });
+                }
+            }
+            return Ok(PlayerSpec::Uci {
+                path: rest.into(),
+                go: None,
+            });
+        }
+        Err(bad())
+    }
+}
+
+/// What every factory needs besides its spec.
+#[derive(Clone, Debug)]
+pub struct FactoryContext {
+    /// Backend device for bundles.
+    pub device: Device,
+    /// Simulations (bundles) / `go nodes` (UCI) when the spec has no budget.
+    pub default_nodes: u32,
+    /// Search settings for bundle and UCT players (root noise is switched off).
+    pub search: SearchConfig,
+    /// Ply cap of UCT random playouts.
+    pub rollout_max_plies: u32,
+    /// Fairy-Stockfish variant file for `viking` (`shared/oracle/viking/viking.ini`).
+    pub viking_ini: PathBuf,
+    /// Limit for one UCI `bestmove` (beyond it the engine forfeits).
+    pub uci_move_timeout: Duration,
+}
+
+impl FactoryContext {
+    /// Defaults on `device`: 100 nodes, default search, 300-ply playouts,
+    /// `../shared/oracle/viking/viking.ini`, 30 s per UCI move.
+    pub fn new(device: Device) -> Self {
+        FactoryContext {
+            device,
+            default_nodes: 100,
+            search: SearchConfig::default(),
+            rollout_max_plies: 300,
+            viking_ini: PathBuf::from("../shared/oracle/viking/viking.ini"),
+            uci_move_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+enum Built {
+    Bundle(Net, Budget),
+    Random,
+    Greedy,
+    Uct(u32),
+    Uci(UciConfig),
+}
+
+/// Builds a fresh player of one spec for each game (a bundle is loaded
+/// once). Shareable across the match threads.
+pub struct PlayerFactory<G: Encode + Heuristic> {
+    name: String,
+    built: Built,
+    device: Device,
+    search: SearchConfig,
+    rollout_max_plies: u32,
+    _game: std::marker::PhantomData<fn() -> G>,
+}
+
+/// The UCI options and position dialect for `variant` with Fairy-Stockfish.
+///
+/// # Errors
+/// `None` for variants Fairy-Stockfish does not play.
+pub fn fairy_stockfish_setup(
+    variant: VariantId,
+    viking_ini: &Path,
+) -> Option<(Vec<(String, String)>, FenDialect)> {
+    match variant {
+        VariantId::Losers => Some((
+            vec![("UCI_Variant".into(), "losers".into())],
+            FenDialect::Same,
+        )),
+        VariantId::Viking => Some((
+            vec![
+                ("VariantPath".into(), viking_ini.display().to_string()),
+                ("UCI_Variant".into(), "viking".into()),
+            ],
+            FenDialect::VikingBlackPawnO,
+        )),
+        _ => None,
+    }
+}
+
+impl<G: Encode + Heuristic> PlayerFactory<G> {
+    /// Prepare `spec` (loads a bundle; checks a UCI engine has a setup for
+    /// the variant). `spec_text` becomes the player's display name.
+    ///
+    /// # Errors
+    /// [`SpecError`].
+    pub fn new(spec_text: &str, ctx: &FactoryContext) -> Result<Self, SpecError> {
+        let spec = PlayerSpec::parse(spec_text)?;
+        let built = match spec {
+            PlayerSpec::Bundle { path, budget } => {
+                let (net, _) = model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
+                    SpecError::Bundle {
+                        spec: spec_text.to_string(),
+                        source,
+                    }
+                })?;
+                Built::Bundle(net, budget.unwrap_or(Budget::Nodes(ctx.default_nodes)))
+            }
+            PlayerSpec::Random => Built::Random,
+            PlayerSpec::Greedy => Built::Greedy,
+            PlayerSpec::Uct(n) => Built::Uct(n),
+            PlayerSpec::Uci { path, go } => {
+                let (options, dialect) = fairy_stockfish_setup(G::VARIANT, &ctx.viking_ini)
+                    .ok_or_else(|| SpecError::UciVariant {
+                        spec: spec_text.to_string(),
+                        variant: G::VARIANT,
+                    })?;
+                Built::Uci(UciConfig {
+                    path,
+                    options,
+                    go: go.unwrap_or_else(|| format!("go nodes {}", ctx.default_nodes.max(1))),
+                    handshake_timeout: Duration::from_secs(10),
+                    move_timeout: ctx.uci_move_timeout,
+                    dialect,
+                })
+            }
+        };
+        Ok(PlayerFactory {
+            name: spec_text.trim().to_string(),
+            built,
+            device: ctx.device.clone(),
+            search: ctx.search.clone(),
+            rollout_max_plies: ctx.rollout_max_plies,
+            _game: std::marker::PhantomData,
+        })
+    }
+
+    /// A factory for an already loaded network (the training hook).
+    pub fn from_net(name: &str, net: Net, budget: Budget, ctx: &FactoryContext) -> Self {
+        PlayerFactory {
+            name: name.to_string(),
+            built: Built::Bundle(net, budget),
+            device: ctx.device.clone(),
+            search: ctx.search.clone(),
+            rollout_max_plies: ctx.rollout_max_plies,
+            _game: std::marker::PhantomData,
+        }
+    }
+
+    /// Display name (the spec text).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// A fresh player for one game; `seed` drives its randomness.
+    pub fn make(&self, seed: u64) -> Box<dyn Player<G>> {
+        match &self.built {
+            Built::Bundle(net, budget) => {
+                let eval = NetEvaluator::<G>::new(net.clone(), self.device.clone());
+                Box::new(MctsPlayer::with_budget(
+                    self.name.clone(),
+                    eval,
+                    &self.search,
+                    *budget,
+                    seed,
+                ))
+            }
+            Built::Random => Box::new(RandomPlayer::new(seed)),
+            Built::Greedy => Box::new(GreedyPlayer::new(seed)),
+            Built::Uct(n) => {
+                let eval = RolloutEvaluator::new(
+                    1,
+                    self.rollout_max_plies,
+                    SmallRng::seed_from_u64(seed ^ 0x5EED),
+                );
+                Box::new(MctsPlayer::with_budget(
+                    self.name.clone(),
+                    eval,
+                    &self.search,
+                    Budget::Nodes(*n),
+                    seed,
+                ))
+            }
+            Built::Uci(config) => Box::new(UciPlayer::<G>::new(config.clone())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parse_specs() {
+        assert_eq!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random);
+        assert_eq!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy);
+        assert_eq!(PlayerSpec::parse("uct:100").unwrap(), PlayerSpec::Uct(100));
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/shakti:800").unwrap(),
+            PlayerSpec::Bundle {
+                path: "models/shakti".into(),
+                budget: Some(Budget::Nodes(800))
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/shakti:250ms").unwrap(),
+            PlayerSpec::Bundle {
+                path: "models/shakti".into(),
+                budget: Some(Budget::Time(Duration::from_millis(250)))
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/shakti").unwrap(),
+            PlayerSpec::Bundle {
+                path: "models/shakti".into(),
+                budget: None
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("uci:/usr/games/fairy-stockfish:d1").unwrap(),
+            PlayerSpec::Uci {
+                path: "/usr/games/fairy-stockfish".into(),
+                go: Some("go depth 1".into())
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("uci:/usr/games/fairy-stockfish:500").unwrap(),
+            PlayerSpec::Uci {
+                path: "/usr/games/fairy-stockfish".into(),
+                go: Some("go nodes 500".into())
+            }
+        );
+        for bad in ["", "uct:", "uct:0", "uct:x", "bundle:", "uci:", "stockfish"] {
+            assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn viking_fen_dialect() {
+        let ours = "12/12/12/12/1PPPP2pppp1/RPNNPPppnnpr/RBKQBPpbqkbr w - - 0 1";
+        assert_eq!(
+            FenDialect::VikingBlackPawnO.convert(ours),
+            "12/12/12/12/1PPPP2oooo1/RPNNPPoonnor/RBKQBPobqkbr w - - 0 1"
+        );
+    }
+}

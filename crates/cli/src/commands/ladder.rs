@@ -1,0 +1,111 @@
+//! `lokizero ladder PLAYERS...`: round robin, Bradley–Terry ratings with
+//! 95 % intervals, `ladder.md` + `ladder.png` + records in `--out`.
+
+use std::path::PathBuf;
+
+use anyhow::{anyhow, bail, Result};
+use arena::greedy::Heuristic;
+use arena::ladder::{run_ladder, LadderSettings};
+use arena::spec::PlayerFactory;
+use clap::Args;
+use encoding::Encode;
+
+use super::matches::{context, resolve_variant};
+
+/// Arguments of `lokizero ladder`.
+#[derive(Args, Debug)]
+pub struct LadderArgs {
+    /// Player specs (as for `lokizero match`), at least two.
+    #[arg(required = true, num_args = 2..)]
+    pub players: Vec<String>,
+    /// Games per pair (both colours).
+    #[arg(long, default_value_t = 20)]
+    pub games: usize,
+    /// Variant (needed when no player is a bundle; must match the bundles).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Output folder (ladder.md, ladder.png, ladder.json, games/).
+    #[arg(long)]
+    pub out: PathBuf,
+    /// Games played in parallel.
+    #[arg(long, default_value_t = 2)]
+    pub concurrency: usize,
+    /// Default search budget for bundles / UCI engines.
+    #[arg(long, default_value_t = 100)]
+    pub nodes: u32,
+    /// Plies after which a game is adjudicated a draw.
+    #[arg(long, default_value_t = 300)]
+    pub ply_cap: u32,
+    /// Random opening plies (shared by the two games of a pair).
+    #[arg(long, default_value_t = 4)]
+    pub openings_random_plies: u32,
+    /// Player (spec text) rated 0; default: `random` if present, else the mean is 0.
+    #[arg(long)]
+    pub anchor: Option<String>,
+    /// Virtual draws added per pair that met (keeps 100 % scores finite; 0 = plain MLE).
+    #[arg(long, default_value_t = 1.0)]
+    pub prior_draws: f64,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Backend for bundles: cpu or cuda.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Fairy-Stockfish variant file for viking.
+    #[arg(long, default_value = "../shared/oracle/viking/viking.ini")]
+    pub viking_ini: PathBuf,
+    /// Seconds a UCI engine may take for one move before it forfeits the game.
+    #[arg(long, default_value_t = 30.0)]
+    pub uci_timeout: f64,
+}
+
+/// Run the ladder and print the table.
+pub fn run(args: LadderArgs) -> Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let specs: Vec<&str> = args.players.iter().map(String::as_str).collect();
+    let variant = resolve_variant(&specs, args.variant.as_deref())?;
+    rules::with_variant!(variant, G => run_for::<G>(&args),
+        else Err(anyhow!("variant {variant} is not available in this build yet")))
+}
+
+fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
+    let ctx = context(
+        &args.device,
+        args.nodes,
+        args.ply_cap,
+        &args.viking_ini,
+        args.uci_timeout,
+    )?;
+    let players = args
+        .players
+        .iter()
+        .map(|s| PlayerFactory::<G>::new(s, &ctx))
+        .collect::<Result<Vec<_>, _>>()?;
+    let anchor = match &args.anchor {
+        Some(name) => Some(
+            args.players
+                .iter()
+                .position(|p| p.trim() == name.trim())
+                .ok_or_else(|| anyhow!("--anchor {name:?} is not one of the players"))?,
+        ),
+        None => args.players.iter().position(|p| p.trim() == "random"),
+    };
+    let settings = LadderSettings {
+        games_per_pair: args.games,
+        concurrency: args.concurrency,
+        ply_cap: args.ply_cap,
+        opening_plies: args.openings_random_plies,
+        seed: args.seed,
+        prior_draws: args.prior_draws,
+        anchor,
+    };
+    let result = run_ladder(&players, &settings, &args.out, |line| eprintln!("{line}"))?;
+    print!("{}", arena::ladder::markdown(&result, &settings));
+    println!(
+        "\nwrote {}/ladder.md, ladder.png, ladder.json, games/",
+        args.out.display()
+    );
+    Ok(())
+}

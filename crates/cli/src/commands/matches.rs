@@ -1,0 +1,226 @@
+//! `lokizero match A B`: a match between two player specs with Elo, 95 %
+//! interval, optional SPRT and game records.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use arena::greedy::Heuristic;
+use arena::records::{termination, uses_pgn, write_records};
+use arena::spec::{FactoryContext, PlayerFactory, PlayerSpec};
+use arena::{run_match, MatchSettings, SprtConfig};
+use clap::Args;
+use encoding::Encode;
+use rules::VariantId;
+
+/// Arguments of `lokizero match`.
+#[derive(Args, Debug)]
+pub struct MatchArgs {
+    /// Player A: bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N,
+    /// uci:PATH[:N|:dN] (e.g. uci:/usr/games/fairy-stockfish:d1).
+    pub a: String,
+    /// Player B (same forms).
+    pub b: String,
+    /// Maximum games (rounded up to colour-swapped pairs).
+    #[arg(long, default_value_t = 100)]
+    pub games: usize,
+    /// Games played in parallel.
+    #[arg(long, default_value_t = 2)]
+    pub concurrency: usize,
+    /// SPRT `elo0,elo1,alpha,beta` (e.g. 0,10,0.05,0.05): stop as soon as it decides.
+    #[arg(long)]
+    pub sprt: Option<String>,
+    /// Random plies from the start before the players take over (the two
+    /// games of a pair share the opening).
+    #[arg(long, default_value_t = 4)]
+    pub openings_random_plies: u32,
+    /// Game records file (PGN for losers/viking, one text line per game otherwise).
+    #[arg(long)]
+    pub pgn: Option<PathBuf>,
+    /// Default search budget: simulations per action for bundles, `go nodes` for UCI.
+    #[arg(long, default_value_t = 100)]
+    pub nodes: u32,
+    /// Plies after which a game is adjudicated a draw.
+    #[arg(long, default_value_t = 300)]
+    pub ply_cap: u32,
+    /// Variant (needed when neither player is a bundle).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Random seed.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Backend for bundles: cpu or cuda.
+    #[arg(long, default_value = "cpu")]
+    pub device: String,
+    /// Fairy-Stockfish variant file for viking.
+    #[arg(long, default_value = "../shared/oracle/viking/viking.ini")]
+    pub viking_ini: PathBuf,
+    /// Seconds a UCI engine may take for one move before it forfeits the game.
+    #[arg(long, default_value_t = 30.0)]
+    pub uci_timeout: f64,
+    /// Print a JSON summary instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The variant of a match: from the bundles among `specs` and `--variant`,
+/// which must agree.
+pub fn resolve_variant(specs: &[&str], flag: Option<&str>) -> Result<VariantId> {
+    let mut found: Option<VariantId> = match flag {
+        Some(v) => Some(v.parse().map_err(|e| anyhow!("{e}"))?),
+        None => None,
+    };
+    for spec in specs {
+        if let PlayerSpec::Bundle { path, .. } = PlayerSpec::parse(spec)? {
+            let v = model::bundle::peek_variant(&path)
+                .with_context(|| format!("reading bundle {}", path.display()))?;
+            match found {
+                Some(f) if f != v => {
+                    bail!("variant mismatch: {spec} is a {v} bundle but the match is {f}")
+                }
+                _ => found = Some(v),
+            }
+        }
+    }
+    found.ok_or_else(|| anyhow!("no bundle among the players: give --variant"))
+}
+
+/// The factory context from common flags.
+pub fn context(
+    device: &str,
+    nodes: u32,
+    ply_cap: u32,
+    viking_ini: &std::path::Path,
+    uci_timeout: f64,
+) -> Result<FactoryContext> {
+    let device = model::device_from_name(device).map_err(|e| anyhow!(e))?;
+    if !(uci_timeout.is_finite() && uci_timeout > 0.0) {
+        bail!("--uci-timeout must be a positive number of seconds");
+    }
+    let mut ctx = FactoryContext::new(device);
+    ctx.default_nodes = nodes.max(1);
+    ctx.rollout_max_plies = ply_cap.max(1);
+    ctx.viking_ini = viking_ini.to_path_buf();
+    ctx.uci_move_timeout = Duration::from_secs_f64(uci_timeout);
+    Ok(ctx)
+}
+
+/// Run the match.
+pub fn run(args: MatchArgs) -> Result<()> {
+    if args.games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let variant = resolve_variant(&[&args.a, &args.b], args.variant.as_deref())?;
+    rules::with_variant!(variant, G => run_for::<G>(&args),
+        else Err(anyhow!("variant {variant} is not available in this build yet")))
+}
+
+fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
+    let sprt = args.sprt.as_deref().map(SprtConfig::parse).transpose()?;
+    let ctx = context(
+        &args.device,
+        args.nodes,
+        args.ply_cap,
+        &args.viking_ini,
+        args.uci_timeout,
+    )?;
+    let pa = PlayerFactory::<G>::new(&args.a, &ctx)?;
+    let pb = PlayerFactory::<G>::new(&args.b, &ctx)?;
+    let settings = MatchSettings {
+        games: args.games,
+        concurrency: args.concurrency,
+        ply_cap: args.ply_cap,
+        opening_plies: args.openings_random_plies,
+        seed: args.seed,
+        sprt,
+    };
+    let start = G::start().to_text();
+    let mut write_error = None;
+    let seed = args.seed;
+    let report = run_match::<G, _, _>(
+        &settings,
+        |i| pa.make(seed ^ i as u64),
+        |i| pb.make(seed.wrapping_mul(31) ^ (i as u64) << 32),
+        |r| {
+            if let Some(path) = &args.pgn {
+                if let Err(e) =
+                    write_records(path, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
+                {
+                    write_error = Some(anyhow!("writing records {}: {e}", path.display()));
+                }
+            }
+            if !args.json {
+                let sprt = r
+                    .sprt
+                    .map(|s| format!(", LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper))
+                    .unwrap_or_default();
+                eprintln!(
+                    "{} games: +{} ={} -{}{sprt}",
+                    r.wdl.games(),
+                    r.wdl.wins,
+                    r.wdl.draws,
+                    r.wdl.losses
+                );
+            }
+        },
+    );
+    if let Some(e) = write_error {
+        return Err(e);
+    }
+    let failures: Vec<String> = report
+        .games
+        .iter()
+        .filter(|g| g.result.forfeit.is_some())
+        .map(|g| format!("game {}: {}", g.index, termination(g)))
+        .collect();
+    if args.json {
+        let summary = serde_json::json!({
+            "variant": G::VARIANT.as_str(), "a": pa.name(), "b": pb.name(),
+            "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
+            "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
+            "stopped_early": report.stopped_early, "forfeits": failures,
+        });
+        println!("{summary}");
+        return Ok(());
+    }
+    println!(
+        "{} vs {} ({}): +{} ={} -{} ({} games)",
+        pa.name(),
+        pb.name(),
+        G::VARIANT,
+        report.wdl.wins,
+        report.wdl.draws,
+        report.wdl.losses,
+        report.wdl.games()
+    );
+    println!("{}", report.elo.describe());
+    if let (Some(c), Some(s)) = (sprt, report.sprt) {
+        let verdict = match s.decision {
+            arena::SprtDecision::H1 => format!("H1 accepted (elo >= {})", c.elo1),
+            arena::SprtDecision::H0 => format!("H0 accepted (elo <= {})", c.elo0),
+            arena::SprtDecision::Continue => "undecided (game limit reached)".to_string(),
+        };
+        println!(
+            "SPRT [{}, {}] alpha {} beta {}: LLR {:.3} (bounds {:.3}, {:.3}): {verdict}",
+            c.elo0, c.elo1, c.alpha, c.beta, s.llr, s.lower, s.upper
+        );
+    }
+    if !failures.is_empty() {
+        println!("{} games lost by forfeit:", failures.len());
+        for f in failures.iter().take(10) {
+            println!("  {f}");
+        }
+    }
+    if let Some(path) = &args.pgn {
+        println!(
+            "records: {} ({})",
+            path.display(),
+            if uses_pgn(G::VARIANT) {
+                "PGN, UCI move notation"
+            } else {
+                "text, one line per game"
+            }
+        );
+    }
+    Ok(())
+}
