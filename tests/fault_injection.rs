@@ -18,13 +18,16 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
-const GENERATIONS: u32 = 3;
+// Enough generations that the run outlasts every planned kill even on an
+// idle machine (each generation offers one chunk, checkpoint and metrics
+// window).
+const GENERATIONS: u32 = 8;
 const MIN_KILLS: usize = 10;
 const DELAY_MS: &str = "120";
 
 const TINY: &str = r#"
 variant = "shakti"
-generations = 3
+generations = 8
 seed = 11
 threads = 2
 [network]
