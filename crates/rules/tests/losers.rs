@@ -4,32 +4,24 @@
 use rules::{EndReason, Game, Losers, Outcome, Player};
 use serde_json::Value;
 
-const ORACLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/oracle/losers");
+mod chess_oracle;
+
+use chess_oracle::{board_moves, list, sorted_moves};
+use rules::chess::LosersRules;
 
 fn records(file: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(format!("{ORACLE}/{file}")).expect("oracle file");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect()
+    chess_oracle::records(&chess_oracle::oracle_dir("losers"), file)
 }
 
 fn game(fen: &str) -> Losers {
-    Losers::from_text(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    chess_oracle::game::<LosersRules>(fen)
 }
 
-fn sorted_moves(g: &Losers) -> Vec<String> {
-    let mut v: Vec<String> = g.legal_vec().iter().map(|&m| g.action_to_text(m)).collect();
-    v.sort();
-    v
-}
-
-fn board_moves(g: &Losers) -> Vec<String> {
-    let mut out = Vec::new();
-    g.board_moves(&mut out);
-    let mut v: Vec<String> = out.iter().map(|&m| g.action_to_text(m)).collect();
-    v.sort();
-    v
+/// Oracle perft counts checked (fast or deep tier); the oracle's FEN made
+/// into this project's notation first.
+fn check_perft(deep: bool) -> usize {
+    let fix: fn(&str) -> String = |fen| fen.to_string();
+    chess_oracle::check_perft::<LosersRules>(&chess_oracle::oracle_dir("losers"), fix, deep)
 }
 
 fn winner(result: &str) -> Option<Player> {
@@ -118,47 +110,6 @@ fn position_text_round_trips_every_oracle_fen() {
     }
 }
 
-fn perft_positions() -> Vec<(String, String, Vec<u64>)> {
-    let text = std::fs::read_to_string(format!("{ORACLE}/perft.json")).expect("perft.json");
-    let v: Value = serde_json::from_str(&text).expect("json");
-    v["positions"]
-        .as_array()
-        .expect("positions")
-        .iter()
-        .map(|p| {
-            (
-                p["name"].as_str().expect("name").to_string(),
-                p["fen"].as_str().expect("fen").to_string(),
-                p["perft"]
-                    .as_array()
-                    .expect("perft")
-                    .iter()
-                    .map(|n| n.as_u64().expect("count"))
-                    .collect(),
-            )
-        })
-        .collect()
-}
-
-/// Every oracle perft count at or below `max_nodes` (fast tier) or above
-/// it (deep tier, ignored by default).
-fn check_perft(deep: bool) -> usize {
-    const MAX_FAST: u64 = 30_000_000;
-    let mut checked = 0;
-    for (name, fen, counts) in perft_positions() {
-        let g = game(&fen);
-        for (i, &want) in counts.iter().enumerate() {
-            if (want > MAX_FAST) != deep {
-                continue;
-            }
-            let depth = i as u32 + 1;
-            assert_eq!(g.fast_perft(depth), want, "{name} depth {depth}");
-            checked += 1;
-        }
-    }
-    checked
-}
-
 #[test]
 fn oracle_perft_up_to_30m_nodes() {
     assert_eq!(check_perft(false), 63);
@@ -183,12 +134,6 @@ fn play(g: &mut Losers, moves: &str) {
         let actions = g.parse_move(m).unwrap_or_else(|e| panic!("{m}: {e}"));
         g.play(actions[0]);
     }
-}
-
-fn list(moves: &str) -> Vec<String> {
-    let mut v: Vec<String> = moves.split_whitespace().map(str::to_string).collect();
-    v.sort();
-    v
 }
 
 #[test]

@@ -4,38 +4,27 @@
 use rules::{EndReason, Game, Outcome, Player, Viking};
 use serde_json::Value;
 
-const ORACLE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/oracle/viking");
+mod chess_oracle;
+
+use chess_oracle::{board_moves, list, sorted_moves};
+use rules::chess::VikingRules;
 
 fn records(file: &str) -> Vec<Value> {
-    let text = std::fs::read_to_string(format!("{ORACLE}/{file}")).expect("oracle file");
-    text.lines()
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| serde_json::from_str(l).expect("json line"))
-        .collect()
+    chess_oracle::records(&chess_oracle::oracle_dir("viking"), file)
 }
 
 fn game(fen: &str) -> Viking {
-    Viking::from_text(fen).unwrap_or_else(|e| panic!("{fen}: {e}"))
+    chess_oracle::game::<VikingRules>(fen)
 }
 
-fn sorted_moves(g: &Viking) -> Vec<String> {
-    let mut v: Vec<String> = g.legal_vec().iter().map(|&m| g.action_to_text(m)).collect();
-    v.sort();
-    v
-}
-
-fn board_moves(g: &Viking) -> Vec<String> {
-    let mut out = Vec::new();
-    g.board_moves(&mut out);
-    let mut v: Vec<String> = out.iter().map(|&m| g.action_to_text(m)).collect();
-    v.sort();
-    v
-}
-
-fn list(moves: &str) -> Vec<String> {
-    let mut v: Vec<String> = moves.split_whitespace().map(str::to_string).collect();
-    v.sort();
-    v
+/// Oracle perft counts checked (fast or deep tier); the oracle's FEN made
+/// into this project's notation first.
+fn check_perft(deep: bool) -> usize {
+    let fix: fn(&str) -> String = |fen| match fen.split_once(' ') {
+        Some((board, rest)) => format!("{} {rest}", board.replace('o', "p")),
+        None => fen.to_string(),
+    };
+    chess_oracle::check_perft::<VikingRules>(&chess_oracle::oracle_dir("viking"), fix, deep)
 }
 
 fn insufficient(g: &Viking) -> bool {
@@ -130,48 +119,6 @@ fn position_text_round_trips_every_oracle_fen() {
         let fen = r["fen_std"].as_str().expect("fen");
         assert_eq!(game(fen).to_text(), fen);
     }
-}
-
-fn perft_positions() -> Vec<(String, String, Vec<u64>)> {
-    let text = std::fs::read_to_string(format!("{ORACLE}/perft.json")).expect("perft.json");
-    let v: Value = serde_json::from_str(&text).expect("json");
-    v["positions"]
-        .as_array()
-        .expect("positions")
-        .iter()
-        .map(|p| {
-            // perft.json writes Fairy-Stockfish's FEN (black pawn `o`).
-            let fen = p["fen"].as_str().expect("fen");
-            let (board, rest) = fen.split_once(' ').expect("fields");
-            (
-                p["name"].as_str().expect("name").to_string(),
-                format!("{} {rest}", board.replace('o', "p")),
-                p["perft"]
-                    .as_array()
-                    .expect("perft")
-                    .iter()
-                    .map(|n| n.as_u64().expect("count"))
-                    .collect(),
-            )
-        })
-        .collect()
-}
-
-fn check_perft(deep: bool) -> usize {
-    const MAX_FAST: u64 = 30_000_000;
-    let mut checked = 0;
-    for (name, fen, counts) in perft_positions() {
-        let g = game(&fen);
-        for (i, &want) in counts.iter().enumerate() {
-            if (want > MAX_FAST) != deep {
-                continue;
-            }
-            let depth = i as u32 + 1;
-            assert_eq!(g.fast_perft(depth), want, "{name} depth {depth}");
-            checked += 1;
-        }
-    }
-    checked
 }
 
 #[test]
