@@ -8,29 +8,9 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
+mod support;
 
-const TINY: &str = r#"
-variant = "shakti"
-generations = 1
-seed = 5
-threads = 2
-[network]
-blocks = 1
-filters = 8
-value_hidden = 16
-[selfplay]
-games_per_generation = 4
-concurrent_games = 4
-simulations = 4
-leaves_per_tree = 2
-ply_cap = 40
-games_per_chunk = 2
-[training]
-batch_size = 32
-sample_reuse = 1.0
-min_steps = 2
-"#;
+const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
 
 fn lokizero(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().expect("run lokizero")
@@ -84,7 +64,7 @@ fn play(bundle: &Path) -> Output {
 fn corrupt_inputs_fail_clearly_and_change_nothing() {
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("tiny.toml");
-    std::fs::write(&config, TINY).unwrap();
+    std::fs::write(&config, support::tiny_config(1, 5)).unwrap();
     let run = tmp.path().join("run");
     let out = train(&config, &run);
     assert!(out.status.success(), "{}", stderr(&out));
@@ -131,7 +111,11 @@ fn corrupt_inputs_fail_clearly_and_change_nothing() {
 
     // A config with an unknown key: nothing in the run directory changes.
     let bad = tmp.path().join("bad.toml");
-    std::fs::write(&bad, TINY.replace("min_steps = 2", "min_step = 2")).unwrap();
+    std::fs::write(
+        &bad,
+        support::tiny_config(1, 5).replace("min_steps = 2", "min_step = 2"),
+    )
+    .unwrap();
     let before = files(&run);
     let out = train(&bad, &run);
     assert!(!out.status.success());
@@ -148,7 +132,11 @@ fn corrupt_inputs_fail_clearly_and_change_nothing() {
     let c = std::fs::read(&chunk).unwrap();
     std::fs::write(&chunk, &c[..c.len() - 10]).unwrap();
     let more = tmp.path().join("more.toml");
-    std::fs::write(&more, TINY.replace("generations = 1", "generations = 2")).unwrap();
+    std::fs::write(
+        &more,
+        support::tiny_config(1, 5).replace("generations = 1", "generations = 2"),
+    )
+    .unwrap();
     let before = files(&run);
     let out = train(&more, &run);
     assert!(!out.status.success());
@@ -188,7 +176,11 @@ fn full_disk_is_a_clear_error() {
     }
     let config = tmp.path().join("tiny.toml");
     // Filters 32 make each bundle larger than the whole tmpfs.
-    std::fs::write(&config, TINY.replace("filters = 8", "filters = 96")).unwrap();
+    std::fs::write(
+        &config,
+        support::tiny_config(1, 5).replace("filters = 8", "filters = 96"),
+    )
+    .unwrap();
     let run = mnt.join("run");
     let out = train(&config, &run);
     let snapshot = files(&run);

@@ -17,6 +17,8 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
 // Enough generations that the run outlasts every planned kill even on an
 // idle machine (each generation offers one chunk, checkpoint and metrics
@@ -24,29 +26,6 @@ const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
 const GENERATIONS: u32 = 8;
 const MIN_KILLS: usize = 10;
 const DELAY_MS: &str = "120";
-
-const TINY: &str = r#"
-variant = "shakti"
-generations = 8
-seed = 11
-threads = 2
-[network]
-blocks = 1
-filters = 8
-value_hidden = 16
-[selfplay]
-games_per_generation = 4
-concurrent_games = 4
-simulations = 4
-leaves_per_tree = 2
-temperature_plies = 6
-ply_cap = 40
-games_per_chunk = 2
-[training]
-batch_size = 32
-sample_reuse = 1.0
-min_steps = 2
-"#;
 
 /// Where a kill is aimed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -120,7 +99,7 @@ fn repeated_sigkill_in_every_write_window_loses_nothing() {
     let t0 = Instant::now();
     let tmp = tempfile::tempdir().unwrap();
     let config_path = tmp.path().join("tiny.toml");
-    std::fs::write(&config_path, TINY).unwrap();
+    std::fs::write(&config_path, support::tiny_config(GENERATIONS, 11)).unwrap();
     let config = config_path.to_str().unwrap();
     let run = tmp.path().join("run");
 

@@ -1,0 +1,30 @@
+//! Shared by the end-to-end tests that drive the binary: the tiny Shakti
+//! run config (one network block, a few games of a few simulations).
+
+/// Config text of a tiny Shakti run with `generations` and `seed`.
+pub fn tiny_config(generations: u32, seed: u64) -> String {
+    format!(
+        r#"
+variant = "shakti"
+generations = {generations}
+seed = {seed}
+threads = 2
+[network]
+blocks = 1
+filters = 8
+value_hidden = 16
+[selfplay]
+games_per_generation = 4
+concurrent_games = 4
+simulations = 4
+leaves_per_tree = 2
+temperature_plies = 6
+ply_cap = 40
+games_per_chunk = 2
+[training]
+batch_size = 32
+sample_reuse = 1.0
+min_steps = 2
+"#
+    )
+}
