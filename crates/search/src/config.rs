@@ -74,6 +74,16 @@ pub struct SearchConfig {
     pub forced_playouts: bool,
     /// The constant `k` of `n_forced`. `> 0`, finite. Default 2 (the paper's value).
     pub forced_playouts_k: f32,
+    /// Decisive moves (Teytaud & Teytaud 2010, "On the huge benefit of
+    /// decisive moves in Monte-Carlo Tree Search algorithms", IEEE CIG):
+    /// when a leaf is reached, each legal action is tried, and if one ends
+    /// the game with a win for the side to move the leaf is scored as an
+    /// exact win without a network call and expanded with its prior spread
+    /// over the winning actions only. Costs one `play` + `outcome` per
+    /// legal action of each new leaf; finds every win in one action at any
+    /// depth of the tree, which a small budget over a wide action set (tafl:
+    /// 100+ actions) otherwise misses. Default true.
+    pub decisive_moves: bool,
 }
 
 /// The root policy named in a config file (`root = "puct"` or `"gumbel"`).
@@ -104,6 +114,7 @@ impl Default for SearchConfig {
             gumbel_rescale_q: true,
             forced_playouts: false,
             forced_playouts_k: 2.0,
+            decisive_moves: true,
         }
     }
 }

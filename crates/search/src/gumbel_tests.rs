@@ -8,6 +8,7 @@ use rules::{Game, Player};
 
 use crate::toy::{Spec, TableGame, TicTacToe};
 use crate::*;
+use crate::tests::plain;
 
 const F: Player = Player::First;
 const S: Player = Player::Second;
@@ -34,7 +35,7 @@ fn gumbel_config(m: u32, c_scale: f32, noise: bool) -> SearchConfig {
         gumbel_m: m,
         gumbel_c_scale: c_scale,
         dirichlet_epsilon: if noise { 0.25 } else { 0.0 },
-        ..SearchConfig::default()
+        ..plain()
     }
 }
 
@@ -323,7 +324,7 @@ fn gumbel_m2_n2_finds_the_better_action() {
         &mut eval,
         &SearchConfig {
             dirichlet_epsilon: 0.0,
-            ..SearchConfig::default()
+            ..plain()
         },
         3,
         &mut rng(),
@@ -520,7 +521,7 @@ fn policy_target_pruning_by_hand() {
     let config = SearchConfig {
         forced_playouts: true,
         dirichlet_epsilon: 0.0,
-        ..SearchConfig::default()
+        ..plain()
     };
     let tree = hand_built(&config);
     assert_eq!(tree.pruned_root_visits(), vec![60, 23, 3, 0]);
@@ -529,7 +530,7 @@ fn policy_target_pruning_by_hand() {
     // Without forced playouts the target is the raw visit distribution.
     let plain = hand_built(&SearchConfig {
         dirichlet_epsilon: 0.0,
-        ..SearchConfig::default()
+        ..plain()
     });
     assert_eq!(plain.pruned_root_visits(), vec![60, 30, 6, 3]);
     let target: Vec<f32> = plain.policy_target().iter().map(|t| t.1).collect();
@@ -551,7 +552,7 @@ fn forced_playouts_choose_the_starved_child() {
     };
     let forced = SearchConfig {
         forced_playouts: true,
-        ..SearchConfig::default()
+        ..plain()
     };
     assert_eq!(descend_into(&forced, true), 3);
     assert_eq!(descend_into(&forced, false), 0);
@@ -560,12 +561,12 @@ fn forced_playouts_choose_the_starved_child() {
         ..forced.clone()
     };
     assert_eq!(descend_into(&evaluation, true), 0);
-    assert_eq!(descend_into(&SearchConfig::default(), true), 0);
+    assert_eq!(descend_into(&plain(), true), 0);
 }
 
 #[test]
 fn exploration_switch_controls_root_noise() {
-    let noisy = SearchConfig::default();
+    let noisy = plain();
     let mut tree = Mcts::new(TicTacToe::start(), &noisy);
     assert!(tree.exploration());
     tree.set_exploration(false);
@@ -583,7 +584,7 @@ fn exploration_switch_controls_root_noise() {
         .all(|c| close(c.prior, 1.0 / 9.0)));
     let quiet = SearchConfig {
         dirichlet_epsilon: 0.0,
-        ..SearchConfig::default()
+        ..plain()
     };
     let mut tree = Mcts::new(TicTacToe::start(), &quiet);
     tree.set_exploration(true);

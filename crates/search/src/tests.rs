@@ -15,10 +15,27 @@ fn rng() -> StdRng {
     StdRng::seed_from_u64(7)
 }
 
+/// The default config without decisive moves: these tests check the
+/// PUCT mechanism itself, on toy games full of one-action wins.
+pub(crate) fn plain() -> SearchConfig {
+    SearchConfig {
+        decisive_moves: false,
+        ..SearchConfig::default()
+    }
+}
+
+/// [`quiet`] with decisive moves on (the default of [`SearchConfig`]).
+fn decisive() -> SearchConfig {
+    SearchConfig {
+        decisive_moves: true,
+        ..quiet()
+    }
+}
+
 fn quiet() -> SearchConfig {
     SearchConfig {
         dirichlet_epsilon: 0.0,
-        ..SearchConfig::default()
+        ..plain()
     }
 }
 
@@ -598,7 +615,7 @@ fn dirichlet_noise_only_at_root() {
     let noisy = SearchConfig {
         dirichlet_epsilon: 0.25,
         dirichlet_alpha: 0.3,
-        ..SearchConfig::default()
+        ..plain()
     };
     let mut tree = search(
         &TicTacToe::start(),
@@ -850,7 +867,7 @@ proptest::proptest! {
         pile in 1u8..15,
         seed in 0u64..1000,
     ) {
-        let config = SearchConfig { virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, ..SearchConfig::default() };
+        let config = SearchConfig { virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, ..plain() };
         let mut r = StdRng::seed_from_u64(seed);
         let mut trees = vec![
             Mcts::new(TicTacToe::start(), &config),
@@ -875,4 +892,61 @@ proptest::proptest! {
             }
         }
     }
+}
+
+/// Decisive moves (Teytaud & Teytaud 2010): a leaf with a win in one action
+/// is an exact win found without a network call, and the prior goes to the
+/// winning actions only.
+#[test]
+fn decisive_root_needs_no_evaluation() {
+    let mut eval = CountingEvaluator::default();
+    let tree = search(&TableGame::new(&ALL_TERMINAL), &mut eval, &decisive(), 40, &mut rng());
+    assert!(eval.batches.is_empty());
+    let children = tree.root_children();
+    let priors: Vec<f32> = children.iter().map(|c| c.prior).collect();
+    assert_eq!(priors, vec![1.0, 0.0, 0.0]);
+    let visits: Vec<u32> = children.iter().map(|c| c.visits).collect();
+    // The root's own decisive expansion counts one visit; the other 39 go
+    // to the winning action.
+    assert_eq!(visits, vec![39, 0, 0]);
+    assert_eq!(tree.root_wdl(), [1.0, 0.0, 0.0]);
+    assert_eq!(tree.choose_action(0.0, &mut rng()), Some(0));
+}
+
+#[test]
+fn decisive_win_found_with_two_simulations() {
+    // X to move wins at cell 5 (right column); cell 1 is the first empty one.
+    let pos = TicTacToe::from_board("o.x.o...x");
+    let with = search(&pos, &mut UniformEvaluator, &decisive(), 2, &mut rng());
+    assert_eq!(with.choose_action(0.0, &mut rng()), Some(5));
+    let visited: Vec<(u8, u32)> = with
+        .root_children()
+        .iter()
+        .filter(|c| c.visits > 0)
+        .map(|c| (c.action, c.visits))
+        .collect();
+    assert_eq!(visited, vec![(5, 1)]);
+    // Plain PUCT with uniform priors spends its one child visit on cell 1.
+    let blind = search(&pos, &mut UniformEvaluator, &quiet(), 2, &mut rng());
+    assert_eq!(blind.choose_action(0.0, &mut rng()), Some(1));
+}
+
+#[test]
+fn decisive_threat_makes_non_blocking_replies_exact_losses() {
+    // O to move must block cell 2; after any other reply X wins at once,
+    // so each visited non-blocking child is an exact loss for O.
+    let pos = TicTacToe::from_board("xx.o.....");
+    let tree = search(&pos, &mut UniformEvaluator, &decisive(), 60, &mut rng());
+    assert_eq!(tree.choose_action(0.0, &mut rng()), Some(2));
+    for c in tree.root_children() {
+        if c.action != 2 && c.visits > 0 {
+            assert_eq!(c.q, Some(-1.0), "reply {} should be a proven loss", c.action);
+        }
+    }
+    // Without the test, the same budget leaves the losses unproven.
+    let blind = search(&pos, &mut UniformEvaluator, &quiet(), 60, &mut rng());
+    assert!(blind
+        .root_children()
+        .iter()
+        .any(|c| c.action != 2 && c.q.is_some_and(|q| q > -1.0)));
 }

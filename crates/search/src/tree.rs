@@ -164,6 +164,10 @@ pub struct Mcts<G: Game> {
     collision_nodes: Vec<u32>,
     /// Scratch path of the current descent.
     path: Vec<u32>,
+    /// Scratch position for the decisive-move test (reused allocation).
+    scratch_state: G,
+    /// Scratch priors for a decisive expansion.
+    scratch_priors: Vec<f32>,
 }
 
 /// Clamp negatives and renormalise a WDL; a non-finite or zero one is a draw.
@@ -194,7 +198,6 @@ impl<G: Game> Mcts<G> {
             simulations: 0,
             root_raw_value: None,
             gumbel: None,
-            root_state: root,
             nodes: Vec::new(),
             actions: Vec::new(),
             noise_pending: false,
@@ -205,6 +208,9 @@ impl<G: Game> Mcts<G> {
             pending_paths: Vec::new(),
             collision_nodes: Vec::new(),
             path: Vec::new(),
+            scratch_state: root.clone(),
+            scratch_priors: Vec::new(),
+            root_state: root,
         };
         tree.reset_to_root_state();
         tree
@@ -572,6 +578,11 @@ impl<G: Game> Mcts<G> {
                             if self.pending_legal[slot].is_empty() {
                                 // No legal action but no outcome: a rules gap; score a draw.
                                 NodeKind::TerminalDraw
+                            } else if self.config.decisive_moves && self.expand_decisive(node, slot)
+                            {
+                                let wdl = self.terminal_value(NodeKind::TerminalWin, to_move);
+                                Self::backup(&mut self.nodes, &self.path, to_move, wdl, false);
+                                return Descent::Terminal;
                             } else {
                                 for &n in &self.path {
                                     self.nodes[n as usize].in_flight += 1;
@@ -712,6 +723,77 @@ impl<G: Game> Mcts<G> {
         Ok(())
     }
 
+    /// Expand `leaf` with children for `legal` and priors `block` (aligned,
+    /// renormalised; uniform if no positive finite entry). Skipped only if
+    /// the arena would outgrow `u32` indices (the leaf then stays a leaf).
+    fn expand(
+        nodes: &mut Vec<Node>,
+        actions: &mut Vec<G::Action>,
+        leaf: usize,
+        legal: &[G::Action],
+        block: &[f32],
+    ) {
+        let first = nodes.len();
+        let (Ok(first_child), Ok(count)) = (u32::try_from(first), u32::try_from(legal.len()))
+        else {
+            return;
+        };
+        if u32::try_from(first + legal.len()).is_err() {
+            return;
+        }
+        let sum: f32 = block.iter().filter(|p| p.is_finite() && **p > 0.0).sum();
+        let uniform = 1.0 / legal.len() as f32;
+        for &p in block {
+            let prior = if sum > 0.0 && p.is_finite() && p > 0.0 {
+                p / sum
+            } else if sum > 0.0 {
+                0.0
+            } else {
+                uniform
+            };
+            nodes.push(Node::leaf(prior));
+        }
+        actions.extend_from_slice(legal);
+        let node = &mut nodes[leaf];
+        node.first_child = first_child;
+        node.num_children = count;
+        node.kind = NodeKind::Expanded;
+    }
+
+    /// The decisive-move test ([`SearchConfig::decisive_moves`]) for leaf
+    /// `leaf` whose position and legal actions are in pending slot `slot`:
+    /// if some action wins at once for the side to move, expand the leaf
+    /// with the prior spread evenly over the winning actions and return
+    /// true (the caller backs up an exact win).
+    fn expand_decisive(&mut self, leaf: usize, slot: usize) -> bool {
+        let state = &self.pending_positions[slot];
+        let legal = &self.pending_legal[slot];
+        let to_move = state.side_to_move();
+        self.scratch_priors.clear();
+        let mut wins = 0usize;
+        for &action in legal {
+            self.scratch_state.clone_from(state);
+            self.scratch_state.play(action);
+            let win = self
+                .scratch_state
+                .outcome()
+                .is_some_and(|o| o.value_for(to_move) > 0.0);
+            wins += usize::from(win);
+            self.scratch_priors.push(if win { 1.0 } else { 0.0 });
+        }
+        if wins == 0 {
+            return false;
+        }
+        Self::expand(
+            &mut self.nodes,
+            &mut self.actions,
+            leaf,
+            legal,
+            &self.scratch_priors,
+        );
+        self.nodes[leaf].kind == NodeKind::Expanded
+    }
+
     /// [`Mcts::apply_evaluations`] with lengths already checked by the caller.
     pub(crate) fn apply_unchecked(&mut self, priors: &[f32], wdl: &[Wdl]) {
         let mut offset = 0usize;
@@ -725,30 +807,7 @@ impl<G: Game> Mcts<G> {
             let leaf = leaf as usize;
             let block = &priors[offset..offset + legal.len()];
             offset += legal.len();
-            // Expand (skipped only if the arena would outgrow u32 indices).
-            let first = self.nodes.len();
-            if let (Ok(first_child), Ok(count)) = (u32::try_from(first), u32::try_from(legal.len()))
-            {
-                if u32::try_from(first + legal.len()).is_ok() {
-                    let sum: f32 = block.iter().filter(|p| p.is_finite() && **p > 0.0).sum();
-                    let uniform = 1.0 / legal.len() as f32;
-                    for &p in block {
-                        let prior = if sum > 0.0 && p.is_finite() && p > 0.0 {
-                            p / sum
-                        } else if sum > 0.0 {
-                            0.0
-                        } else {
-                            uniform
-                        };
-                        self.nodes.push(Node::leaf(prior));
-                    }
-                    self.actions.extend_from_slice(legal);
-                    let node = &mut self.nodes[leaf];
-                    node.first_child = first_child;
-                    node.num_children = count;
-                    node.kind = NodeKind::Expanded;
-                }
-            }
+            Self::expand(&mut self.nodes, &mut self.actions, leaf, legal, block);
             let path_end = self.pending_path_ends[i] as usize;
             let to_move = self.nodes[leaf].to_move;
             let value = sanitize_wdl(wdl[i]);
