@@ -13,6 +13,8 @@
 #   BIN [target/release/lokizero]   THREADS per variant [8]
 #   TRAIN_SECS [330]  GENERATIONS [20]  EVAL_SECS [150]
 #   EVAL_GAMES [100]  EVAL_BATCH [20]   EVAL_SIMS [64]
+#   RUNS [$OUT/runs]  where the run directories live; each is also packed
+#                     into OUT/<variant>-run.tar.gz (one file to copy back)
 #   SELFPLAY_SED  an extra sed script applied to each variant's config,
 #                 e.g. 's/^simulations = .*/simulations = 48/'
 set -u
@@ -28,7 +30,8 @@ EVAL_GAMES=${EVAL_GAMES:-100}
 EVAL_BATCH=${EVAL_BATCH:-20}
 EVAL_SIMS=${EVAL_SIMS:-64}
 SELFPLAY_SED=${SELFPLAY_SED:-}
-mkdir -p "$OUT"
+RUNS=${RUNS:-$OUT/runs}
+mkdir -p "$OUT" "$RUNS"
 "$BIN" --version >"$OUT/version.txt" 2>&1 || { echo "cannot run $BIN"; exit 1; }
 nproc >"$OUT/nproc.txt"
 
@@ -43,10 +46,12 @@ one_variant() {
       "configs/$v.toml" >"$cfg"
   local t0=$SECONDS
   RAYON_NUM_THREADS=$THREADS timeout -s KILL "$TRAIN_SECS" \
-    "$BIN" train --config "$cfg" --run-dir "$dir/run" --quiet >"$dir/train.log" 2>&1
+    "$BIN" train --config "$cfg" --run-dir "$RUNS/$v" --quiet >"$dir/train.log" 2>&1
   echo "train exit $? after $((SECONDS - t0)) s" >>"$dir/train.log"
+  tar czf "$OUT/$v-run.tar.gz" -C "$RUNS" "$v"
+  cp "$RUNS/$v/metrics.jsonl" "$dir/" 2>/dev/null
   local last
-  last=$(ls -d "$dir"/run/checkpoints/gen-* 2>/dev/null | sort | tail -1)
+  last=$(ls -d "$RUNS/$v"/checkpoints/gen-* 2>/dev/null | sort | tail -1)
   [ -n "$last" ] || { echo "$v: no checkpoint" >>"$dir/train.log"; return; }
   echo "$last" >"$dir/evaluated.txt"
   local deadline=$((SECONDS + EVAL_SECS)) played=0 seed=1

@@ -48,6 +48,69 @@ pub struct ChartEntry {
     pub upper: f64,
 }
 
+/// Non-ASCII characters (absent from the embedded font) as `?`.
+fn ascii(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_ascii() && !c.is_ascii_control() {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect()
+}
+
+/// `[lo, hi]` covering the finite `values` and 0, padded by 10 % (at least `min_pad`).
+fn padded_range(values: impl Iterator<Item = f64>, min_pad: f64) -> (f64, f64) {
+    let (lo, hi) = values
+        .filter(|v| v.is_finite())
+        .fold((0.0f64, 0.0f64), |(a, b), v| (a.min(v), b.max(v)));
+    let pad = ((hi - lo) * 0.1).max(min_pad);
+    (lo - pad, hi + pad)
+}
+
+type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
+
+/// Render a `width`×`height` PNG with `draw` onto a temporary file next to
+/// `path`, then rename it into place (atomic: a reader never sees half a
+/// chart, and a failure leaves any older chart untouched).
+fn render_png(
+    path: &Path,
+    width: u32,
+    height: u32,
+    draw: impl FnOnce(&Area) -> Result<(), String>,
+) -> Result<(), ChartError> {
+    register_font("sans-serif", FontStyle::Normal, FONT).map_err(|_| ChartError::Font)?;
+    let file = path
+        .file_name()
+        .map_or_else(|| "chart".into(), |f| f.to_string_lossy().to_string());
+    let tmp = path.with_file_name(format!(".{file}.{}.tmp.png", std::process::id()));
+    let drawn = {
+        let root = BitMapBackend::new(&tmp, (width, height)).into_drawing_area();
+        root.fill(&WHITE)
+            .map_err(|e| e.to_string())
+            .and_then(|_| draw(&root))
+            .and_then(|_| root.present().map_err(|e| e.to_string()))
+    };
+    if let Err(message) = drawn {
+        let _ = std::fs::remove_file(&tmp);
+        return Err(ChartError::Draw {
+            path: path.display().to_string(),
+            message,
+        });
+    }
+    std::fs::rename(&tmp, path).map_err(|source| {
+        let _ = std::fs::remove_file(&tmp);
+        ChartError::Io {
+            path: path.display().to_string(),
+            source,
+        }
+    })
+}
+
+const BLUE: RGBColor = RGBColor(31, 119, 180);
+
 /// Draw `entries` (in the given order, left to right) as a `width`×`height`
 /// PNG at `path`, written atomically. Non-finite values are left out.
 ///
@@ -60,50 +123,18 @@ pub fn draw_ratings(
     width: u32,
     height: u32,
 ) -> Result<(), ChartError> {
-    register_font("sans-serif", FontStyle::Normal, FONT).map_err(|_| ChartError::Font)?;
-    let draw_err = |e: String| ChartError::Draw {
-        path: path.display().to_string(),
-        message: e,
-    };
-    let ascii = |s: &str| -> String {
-        s.chars()
-            .map(|c| {
-                if c.is_ascii() && !c.is_ascii_control() {
-                    c
-                } else {
-                    '?'
-                }
-            })
-            .collect()
-    };
-    let finite: Vec<f64> = entries
-        .iter()
-        .flat_map(|e| [e.elo, e.lower, e.upper])
-        .filter(|v| v.is_finite())
-        .collect();
-    let (mut lo, mut hi) = finite
-        .iter()
-        .fold((0.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
-    let pad = ((hi - lo) * 0.1).max(25.0);
-    lo -= pad;
-    hi += pad;
+    let (lo, hi) = padded_range(entries.iter().flat_map(|e| [e.elo, e.lower, e.upper]), 25.0);
     let n = entries.len().max(1);
-    // Drawn to a temporary .png next to the target, then renamed (atomic).
-    let file = path
-        .file_name()
-        .map_or_else(|| "chart".into(), |f| f.to_string_lossy().to_string());
-    let tmp = path.with_file_name(format!(".{file}.{}.tmp.png", std::process::id()));
-    {
-        let root = BitMapBackend::new(&tmp, (width, height)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| draw_err(e.to_string()))?;
-        let names: Vec<String> = entries.iter().map(|e| ascii(&e.name)).collect();
-        let mut chart = ChartBuilder::on(&root)
+    let names: Vec<String> = entries.iter().map(|e| ascii(&e.name)).collect();
+    render_png(path, width, height, |root| {
+        let e2s = |e: plotters::drawing::DrawingAreaErrorKind<_>| e.to_string();
+        let mut chart = ChartBuilder::on(root)
             .caption(ascii(title), ("sans-serif", 22))
             .margin(16)
             .x_label_area_size(60)
             .y_label_area_size(60)
             .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), lo..hi)
-            .map_err(|e| draw_err(e.to_string()))?;
+            .map_err(e2s)?;
         chart
             .configure_mesh()
             .disable_x_mesh()
@@ -119,60 +150,117 @@ pub fn draw_ratings(
             .y_desc("Elo (95% interval)")
             .label_style(("sans-serif", 14))
             .draw()
-            .map_err(|e| draw_err(e.to_string()))?;
-        let blue = RGBColor(31, 119, 180);
+            .map_err(e2s)?;
+        let finite = || {
+            entries
+                .iter()
+                .enumerate()
+                .filter(|(_, e)| e.elo.is_finite())
+        };
         chart
             .draw_series(
-                entries
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| {
-                        e.elo.is_finite() && e.lower.is_finite() && e.upper.is_finite()
-                    })
+                finite()
+                    .filter(|(_, e)| e.lower.is_finite() && e.upper.is_finite())
                     .map(|(i, e)| {
                         ErrorBar::new_vertical(
                             i as f64,
                             e.lower,
                             e.elo,
                             e.upper,
-                            blue.stroke_width(2),
+                            BLUE.stroke_width(2),
                             12,
                         )
                     }),
             )
-            .map_err(|e| draw_err(e.to_string()))?;
+            .map_err(e2s)?;
+        chart
+            .draw_series(finite().map(|(i, e)| Circle::new((i as f64, e.elo), 5, BLUE.filled())))
+            .map_err(e2s)?;
+        chart
+            .draw_series(finite().map(|(i, e)| {
+                Text::new(
+                    format!("{:+.0}", e.elo),
+                    (i as f64 + 0.08, e.elo),
+                    ("sans-serif", 14).into_font(),
+                )
+            }))
+            .map_err(e2s)?;
+        Ok(())
+    })
+}
+
+/// One point of a learning curve.
+#[derive(Clone, Debug)]
+pub struct CurvePoint {
+    /// Generation number (labels the point).
+    pub generation: u32,
+    /// CPU time spent by the run up to this generation, hours.
+    pub cpu_hours: f64,
+    /// Elo relative to generation 0.
+    pub elo: f64,
+    /// Lower end of the 95 % interval.
+    pub lower: f64,
+    /// Upper end of the 95 % interval.
+    pub upper: f64,
+}
+
+/// Draw a learning curve (Elo vs CPU-hours, with 95 % error bars, a line
+/// through the points) as a PNG at `path`, written atomically. Points with
+/// a non-finite Elo or CPU time are left out.
+///
+/// # Errors
+/// [`ChartError`].
+pub fn draw_learning_curve(
+    path: &Path,
+    title: &str,
+    points: &[CurvePoint],
+    width: u32,
+    height: u32,
+) -> Result<(), ChartError> {
+    let pts: Vec<&CurvePoint> = points
+        .iter()
+        .filter(|p| p.elo.is_finite() && p.cpu_hours.is_finite())
+        .collect();
+    let (lo, hi) = padded_range(pts.iter().flat_map(|p| [p.elo, p.lower, p.upper]), 25.0);
+    let x_max = pts.iter().map(|p| p.cpu_hours).fold(0.0f64, f64::max).max(1e-3) * 1.08;
+    render_png(path, width, height, |root| {
+        let e2s = |e: plotters::drawing::DrawingAreaErrorKind<_>| e.to_string();
+        let mut chart = ChartBuilder::on(root)
+            .caption(ascii(title), ("sans-serif", 22))
+            .margin(16)
+            .x_label_area_size(50)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0f64..x_max, lo..hi)
+            .map_err(e2s)?;
+        chart
+            .configure_mesh()
+            .x_desc("CPU-hours")
+            .y_desc("Elo vs generation 0 (95% interval)")
+            .label_style(("sans-serif", 14))
+            .draw()
+            .map_err(e2s)?;
+        chart
+            .draw_series(LineSeries::new(pts.iter().map(|p| (p.cpu_hours, p.elo)), BLUE))
+            .map_err(e2s)?;
         chart
             .draw_series(
-                entries
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| e.elo.is_finite())
-                    .map(|(i, e)| Circle::new((i as f64, e.elo), 5, blue.filled())),
-            )
-            .map_err(|e| draw_err(e.to_string()))?;
-        chart
-            .draw_series(
-                entries
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, e)| e.elo.is_finite())
-                    .map(|(i, e)| {
-                        Text::new(
-                            format!("{:+.0}", e.elo),
-                            (i as f64 + 0.08, e.elo),
-                            ("sans-serif", 14).into_font(),
-                        )
+                pts.iter()
+                    .filter(|p| p.lower.is_finite() && p.upper.is_finite())
+                    .map(|p| {
+                        ErrorBar::new_vertical(p.cpu_hours, p.lower, p.elo, p.upper, BLUE, 8)
                     }),
             )
-            .map_err(|e| draw_err(e.to_string()))?;
-        root.present().map_err(|e| draw_err(e.to_string()))?;
-    }
-    std::fs::rename(&tmp, path).map_err(|source| {
-        let _ = std::fs::remove_file(&tmp);
-        ChartError::Io {
-            path: path.display().to_string(),
-            source,
-        }
+            .map_err(e2s)?;
+        chart
+            .draw_series(pts.iter().map(|p| {
+                Text::new(
+                    format!("g{}", p.generation),
+                    (p.cpu_hours, p.elo),
+                    ("sans-serif", 12).into_font(),
+                )
+            }))
+            .map_err(e2s)?;
+        Ok(())
     })
 }
 
@@ -209,6 +297,29 @@ mod tests {
         assert_eq!(&bytes[1..4], b"PNG");
         assert!(bytes.len() > 2000);
         // Only the PNG is left in the folder (no temporary file).
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
+    }
+
+    #[test]
+    fn draws_a_learning_curve() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("curve.png");
+        let point = |generation, cpu_hours, elo: f64| CurvePoint {
+            generation,
+            cpu_hours,
+            elo,
+            lower: elo - 40.0,
+            upper: elo + 40.0,
+        };
+        let points = vec![
+            point(0, 0.0, 0.0),
+            point(1, 0.1, 80.0),
+            point(2, 0.2, f64::INFINITY),
+            point(3, 0.3, 150.0),
+        ];
+        draw_learning_curve(&path, "shakti", &points, 640, 400).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        assert_eq!(&bytes[1..4], b"PNG");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);
     }
 }

@@ -60,6 +60,22 @@ impl Default for EvalConfig {
     }
 }
 
+impl EvalConfig {
+    /// Check the ranges; the message names the key (`eval.*`).
+    ///
+    /// # Errors
+    /// A message naming the first out-of-range key.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.simulations == 0 || self.simulations > 1_000_000 {
+            return Err("eval.simulations must be in 1..=1000000".into());
+        }
+        if self.concurrency == 0 || self.concurrency > 256 {
+            return Err("eval.concurrency must be in 1..=256".into());
+        }
+        self.sprt.validate().map_err(|e| format!("eval.sprt: {e}"))
+    }
+}
+
 /// One match of the evaluation, from the new generation's view.
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchSummary {
@@ -127,12 +143,14 @@ impl EvalSummary {
     }
 }
 
-/// Play `new` against `previous` (SPRT per `cfg.sprt`) and against the
-/// random and greedy baselines, as configured; decide promotion (see
+/// Play `new` (generation `generation`) against `previous` (its network
+/// and generation number: the current best, which is the previous
+/// generation unless gating rejected it; SPRT per `cfg.sprt`) and against
+/// the random and greedy baselines, as configured; decide promotion (see
 /// [`EvalConfig::gate`]).
 pub fn evaluate_generation<G: Encode + Heuristic>(
     new: &Net,
-    previous: Option<&Net>,
+    previous: Option<(&Net, u32)>,
     device: &Device,
     cfg: &EvalConfig,
     generation: u32,
@@ -160,8 +178,8 @@ pub fn evaluate_generation<G: Encode + Heuristic>(
         )
     };
     let mut vs_previous = None;
-    if let (Some(prev), true) = (previous, cfg.games_vs_previous > 0) {
-        let prev_name = format!("gen-{:06}", generation.saturating_sub(1));
+    if let (Some((prev, prev_gen)), true) = (previous, cfg.games_vs_previous > 0) {
+        let prev_name = format!("gen-{prev_gen:06}");
         let prev_p = PlayerFactory::<G>::from_net(&prev_name, prev.clone(), budget, &ctx);
         let r = play(&prev_p, &settings(cfg.games_vs_previous, Some(cfg.sprt), 1));
         vs_previous = Some(MatchSummary::from_report(&prev_name, &r));
@@ -198,7 +216,7 @@ pub fn evaluate_generation<G: Encode + Heuristic>(
 pub fn evaluate_generation_for(
     variant: rules::VariantId,
     new: &Net,
-    previous: Option<&Net>,
+    previous: Option<(&Net, u32)>,
     device: &Device,
     cfg: &EvalConfig,
     generation: u32,
@@ -246,7 +264,7 @@ mod tests {
             ..EvalConfig::default()
         };
         let s =
-            evaluate_generation_for(rules::VariantId::Shakti, &a, Some(&b), &device, &cfg, 3, 1);
+            evaluate_generation_for(rules::VariantId::Shakti, &a, Some((&b, 2)), &device, &cfg, 3, 1);
         let prev = s.vs_previous.as_ref().unwrap();
         assert_eq!((prev.games, prev.draws), (6, 6));
         assert_eq!(prev.opponent, "gen-000002");
@@ -259,8 +277,9 @@ mod tests {
         assert_eq!(json["baselines"][1]["opponent"], "greedy");
         // Without gating it promotes; the first generation always does.
         cfg.gate = false;
+        // (Against generation 1: gating had rejected generation 2.)
         assert!(
-            evaluate_generation_for(rules::VariantId::Shakti, &a, Some(&b), &device, &cfg, 3, 1)
+            evaluate_generation_for(rules::VariantId::Shakti, &a, Some((&b, 1)), &device, &cfg, 3, 1)
                 .promote
         );
         cfg.gate = true;

@@ -567,9 +567,13 @@ mod tests {
 
     #[test]
     fn gumbel_self_play_records_improved_policies() {
+        // Without decisive moves: a position with a win in one action gets
+        // a target on the winning actions only (their priors are the only
+        // non-zero ones); this test checks the dense improved policy.
         let search = SearchConfig {
             root: RootKind::Gumbel,
             gumbel_m: 4,
+            decisive_moves: false,
             ..SearchConfig::default()
         };
         let cfg = SelfPlayConfig {

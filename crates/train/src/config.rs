@@ -7,6 +7,7 @@ use std::path::Path;
 
 use rules::VariantId;
 use search::SearchConfig;
+use arena::evaluate::EvalConfig;
 use selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 
@@ -125,6 +126,10 @@ pub struct RunConfig {
     /// Training settings.
     #[serde(default)]
     pub training: TrainingConfig,
+    /// Per-generation evaluation and promotion gating (off by default; see
+    /// [`arena::evaluate::EvalConfig`]).
+    #[serde(default)]
+    pub eval: EvalConfig,
 }
 
 /// A config that cannot be used, with the file and reason.
@@ -211,6 +216,7 @@ impl RunConfig {
             return Err(msg.to_string());
         }
         self.search.validate().map_err(|e| e.to_string())?;
+        self.eval.validate()?;
         self.selfplay.validate()
     }
 }

@@ -2,6 +2,7 @@
 //! export) with resume, samples and augmentation, the optimiser, metrics.
 
 pub mod config;
+pub mod cputime;
 pub mod metrics;
 pub mod run;
 pub mod samples;

@@ -6,7 +6,18 @@
 //! - `checkpoints/gen-GGGGGG/`: one bundle per completed generation
 //!   (generation 0 = the untrained initial network);
 //! - `replay/gen-GGGGGG-part-PPPP.bin`: self-play games, in parts;
-//! - `metrics.jsonl`: one line per generation.
+//! - `metrics.jsonl`: one line per generation;
+//! - `learning-curve.png`: Elo vs CPU-hours, when `[eval]` is enabled.
+//!
+//! Evaluation and gating (`[eval]`, off by default): after training, the new
+//! generation plays the current best generation (SPRT) and the baselines;
+//! the result goes into its metrics line and its `model.json`. With
+//! `gate = true` a generation becomes the best only if the SPRT accepts it;
+//! self-play always uses the best generation, while training always
+//! continues from the newest one (AlphaGo Zero's split, Silver et al. 2017).
+//! Elo is chained: a generation's Elo is its reference's Elo plus the Elo
+//! of their match, with that match's 95 % interval (the reference's own
+//! uncertainty is not added).
 //!
 //! Resume: the last generation whose bundle loads is complete. Self-play
 //! parts already written for the next generation are kept and only the
@@ -34,6 +45,7 @@ use selfplay::{
 };
 
 use crate::config::RunConfig;
+use crate::cputime::process_cpu_seconds;
 use crate::metrics::{append_metrics, read_metrics};
 use crate::samples::{sample_batch, samples_from_records};
 use crate::trainer::{LossStats, Trainer};
@@ -59,6 +71,10 @@ impl RunDir {
     /// The metrics log.
     pub fn metrics(&self) -> PathBuf {
         self.root.join("metrics.jsonl")
+    }
+    /// The learning-curve chart.
+    pub fn learning_curve(&self) -> PathBuf {
+        self.root.join("learning-curve.png")
     }
 }
 
@@ -219,7 +235,32 @@ fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
     pb
 }
 
-/// One generation: self-play with generation `g - 1`, train, export `g`.
+/// The newest generation `<= upto` that was promoted (its `model.json`
+/// `training.promoted` is true or absent: runs without gating promote
+/// every generation). Generation 0 always counts as promoted.
+///
+/// # Errors
+/// An unreadable `model.json` of a completed generation.
+pub fn best_generation<E: Encode>(dir: &RunDir, upto: u32) -> Result<u32> {
+    for g in (1..=upto).rev() {
+        let meta = read_meta::<E>(&dir.checkpoint(g))?;
+        if field_bool(&meta.training, "promoted").unwrap_or(true) {
+            return Ok(g);
+        }
+    }
+    Ok(0)
+}
+
+fn field_f64(v: &serde_json::Value, key: &str) -> Option<f64> {
+    v.get(key).and_then(serde_json::Value::as_f64)
+}
+
+fn field_bool(v: &serde_json::Value, key: &str) -> Option<bool> {
+    v.get(key).and_then(serde_json::Value::as_bool)
+}
+
+/// One generation: self-play with the best generation so far, train the
+/// newest (`g - 1`) into `g`, evaluate it (if configured), export `g`.
 fn generation<E: Encode>(
     config: &RunConfig,
     dir: &RunDir,
@@ -228,10 +269,17 @@ fn generation<E: Encode>(
     device: &Device,
     options: &RunOptions,
 ) -> Result<()> {
-    let (net, _) = load_bundle::<E>(&dir.checkpoint(g - 1), device)?;
+    let cpu0 = process_cpu_seconds();
+    let (net, prev_meta) = load_bundle::<E>(&dir.checkpoint(g - 1), device)?;
+    let best = best_generation::<E>(dir, g - 1)?;
+    let (best_net, best_meta) = if best == g - 1 {
+        (net.clone(), prev_meta.clone())
+    } else {
+        load_bundle::<E>(&dir.checkpoint(best), device)?
+    };
     let t0 = Instant::now();
     let (games, sp) =
-        selfplay_generation::<E>(config, dir, start, g, net.clone(), device, options)?;
+        selfplay_generation::<E>(config, dir, start, g, best_net.clone(), device, options)?;
     let selfplay_secs = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -264,10 +312,45 @@ fn generation<E: Encode>(
     pb.finish_and_clear();
     let train_secs = t1.elapsed().as_secs_f64();
     let trained = trainer.into_net().context("training lost the network")?;
+
+    let eval = config.eval.enabled.then(|| {
+        if options.progress {
+            eprintln!("generation {g}: evaluating against generation {best} and the baselines");
+        }
+        arena::evaluate::evaluate_generation_for(
+            E::VARIANT,
+            &trained,
+            Some((&best_net, best)),
+            device,
+            &config.eval,
+            g,
+            seed_for(config, g, 1 << 18),
+        )
+    });
+    let promoted = eval.as_ref().is_none_or(|e| e.promote);
+    // Chained Elo: the reference's Elo (generation 0: 0) plus this match's;
+    // unknown once a link is missing or infinite (a clean sweep).
+    let base_elo = if best == 0 {
+        Some(0.0)
+    } else {
+        field_f64(&best_meta.training, "elo")
+    };
+    let vs_best = eval.as_ref().and_then(|e| e.vs_previous.as_ref());
+    let elo = |f: fn(&arena::evaluate::MatchSummary) -> f64| {
+        Some(base_elo? + f(vs_best?)).filter(|e| e.is_finite())
+    };
+    let cpu_secs = match (cpu0, process_cpu_seconds()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
+    };
+    let cpu_total =
+        cpu_secs.map(|c| c + field_f64(&prev_meta.training, "cpu_seconds_total").unwrap_or(0.0));
+
     let shape = shape_for::<E>(config);
     let mut meta = meta_for::<E>(&shape, g, &[]);
     let summary = serde_json::json!({
         "generation": g,
+        "selfplay_generation": best,
         "games": games.len(),
         "selfplay_positions": sp.positions,
         "selfplay_plies": sp.plies,
@@ -284,21 +367,79 @@ fn generation<E: Encode>(
         "draw_rate": rate(&games, |r| r.winner.is_none()),
         "first_player_win_rate": rate(&games, |r| r.winner == Some(rules::Player::First)),
         "mean_game_plies": games.iter().map(|r| r.actions.len()).sum::<usize>() as f64 / games.len().max(1) as f64,
+        "promoted": promoted,
+        "eval": eval.as_ref().map(|e| e.to_json()),
+        "elo": elo(|m| m.elo),
+        "elo_lower": elo(|m| m.elo_lower),
+        "elo_upper": elo(|m| m.elo_upper),
+        "cpu_seconds": cpu_secs,
+        "cpu_seconds_total": cpu_total,
     });
     meta.training = summary.clone();
     save_bundle(&dir.checkpoint(g), &trained, &meta)?;
     append_metrics(&dir.metrics(), &summary).context("cannot write metrics.jsonl")?;
+    if config.eval.enabled {
+        write_learning_curve::<E>(dir);
+    }
     if options.progress {
         eprintln!(
-            "generation {g}: {} games, {} positions, policy loss {:.3}, value loss {:.3}, draws {:.0}%",
+            "generation {g}: {} games, {} positions, policy loss {:.3}, value loss {:.3}, draws {:.0}%{}",
             games.len(),
             sp.positions,
             loss.policy_loss,
             loss.value_loss,
-            100.0 * rate(&games, |r| r.winner.is_none())
+            100.0 * rate(&games, |r| r.winner.is_none()),
+            eval.as_ref().map_or(String::new(), |e| eval_line(e, best)),
         );
     }
     Ok(())
+}
+
+/// `, vs gen-N: W/D/L (Elo ±), vs random: ..., promoted` for the progress line.
+fn eval_line(e: &arena::evaluate::EvalSummary, best: u32) -> String {
+    let m = |m: &arena::evaluate::MatchSummary| {
+        format!(
+            "{}: +{} ={} -{} (Elo {:+.0} [{:+.0}, {:+.0}])",
+            m.opponent, m.wins, m.draws, m.losses, m.elo, m.elo_lower, m.elo_upper
+        )
+    };
+    let mut parts: Vec<String> = e.vs_previous.iter().map(m).collect();
+    parts.extend(e.baselines.iter().map(m));
+    let verdict = if e.promote {
+        "promoted".to_string()
+    } else {
+        format!("not promoted (self-play stays on gen-{best:06})")
+    };
+    format!("; {}; {verdict}", parts.join(", "))
+}
+
+/// Redraw `learning-curve.png` from the metrics log (Elo vs cumulative
+/// CPU-hours; generation 0 at the origin). A chart is a convenience: a
+/// failure is reported and the run goes on.
+fn write_learning_curve<E: Encode>(dir: &RunDir) {
+    let Ok(records) = read_metrics(&dir.metrics()) else {
+        return;
+    };
+    let mut points = vec![arena::chart::CurvePoint {
+        generation: 0,
+        cpu_hours: 0.0,
+        elo: 0.0,
+        lower: 0.0,
+        upper: 0.0,
+    }];
+    points.extend(records.iter().filter_map(|r| {
+        Some(arena::chart::CurvePoint {
+            generation: r.get("generation")?.as_u64()? as u32,
+            cpu_hours: field_f64(r, "cpu_seconds_total")? / 3600.0,
+            elo: field_f64(r, "elo")?,
+            lower: field_f64(r, "elo_lower").unwrap_or(f64::NAN),
+            upper: field_f64(r, "elo_upper").unwrap_or(f64::NAN),
+        })
+    }));
+    let title = format!("{}: Elo vs CPU-hours", E::VARIANT);
+    if let Err(e) = arena::chart::draw_learning_curve(&dir.learning_curve(), &title, &points, 800, 480) {
+        eprintln!("warning: {e}");
+    }
 }
 
 fn rate(games: &[GameRecord], pred: impl Fn(&GameRecord) -> bool) -> f64 {
