@@ -1,7 +1,7 @@
 //! Corrupt and mismatched inputs through the binary (issue 10): a
 //! bit-flipped bundle, a bundle of another encoding version, a truncated
-//! replay chunk in a run being resumed, a config with an unknown key and a
-//! full disk. Each must fail with a clear message and leave the existing
+//! replay chunk in a run being resumed, a damaged newest checkpoint, a
+//! config with an unknown key and a full disk. Each must fail with a clear message and leave the existing
 //! files unchanged.
 
 use std::collections::BTreeMap;
@@ -143,6 +143,26 @@ fn corrupt_inputs_fail_clearly_and_change_nothing() {
     let err = stderr(&out);
     assert!(
         err.contains("gen-000001-part-0000.bin: corrupt replay chunk: checksum mismatch"),
+        "{err}"
+    );
+    let after = files(&run);
+    for (path, bytes) in &before {
+        if !path.ends_with("config.toml") {
+            assert_eq!(after.get(path), Some(bytes), "{} changed", path.display());
+        }
+    }
+    assert!(!run.join("checkpoints/gen-000002").exists());
+    std::fs::write(&chunk, &c).unwrap();
+
+    // The newest checkpoint damaged after it was written: resuming stops
+    // with an error naming it instead of retraining over it.
+    std::fs::write(&weights, &w0[..100]).unwrap();
+    let before = files(&run);
+    let out = train(&more, &run);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("the newest checkpoint") && err.contains("gen-000001 does not load"),
         "{err}"
     );
     let after = files(&run);

@@ -85,7 +85,10 @@ fn render_png(
     let file = path
         .file_name()
         .map_or_else(|| "chart".into(), |f| f.to_string_lossy().to_string());
-    let tmp = path.with_file_name(format!(".{file}.{}.tmp.png", std::process::id()));
+    // `.tmp-` prefix: the run directory's start-up clean-up
+    // (`model::atomic::remove_stale_temps`) removes it after a kill; the
+    // `.png` suffix tells plotters the format.
+    let tmp = path.with_file_name(format!(".tmp-{}-{file}.png", std::process::id()));
     let drawn = {
         let root = BitMapBackend::new(&tmp, (width, height)).into_drawing_area();
         root.fill(&WHITE)

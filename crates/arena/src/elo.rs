@@ -11,6 +11,13 @@
 //! - per-game variance `σ² = (W (1-s)² + D (1/2-s)² + L s²) / N`
 //! - score interval `s ± z σ / √N` with `z = Φ⁻¹(0.975) = 1.959964`
 //! - Elo interval `[d(s - zσ/√N), d(s + zσ/√N)]` (asymmetric in Elo).
+//!
+//! A record without variance (all draws, or a clean sweep) would get a
+//! zero-width interval that way; it gets the Wilson score interval instead
+//! (E. B. Wilson 1927, "Probable inference, the law of succession, and
+//! statistical inference", JASA 22:209), with the binomial variance
+//! `s (1 - s)`: `(s + z²/2N ± z √(s(1-s)/N + z²/4N²)) / (1 + z²/N)` —
+//! e.g. 16 straight wins give `[+247, +inf]` and 4 draws `[-301, +301]`.
 
 use serde::Serialize;
 
@@ -50,6 +57,15 @@ pub fn score_and_variance(wdl: &Wdl) -> (f64, f64) {
     (s, var)
 }
 
+/// Wilson's 95 % score interval for a mean score `s` over `n` games.
+fn wilson(s: f64, n: f64) -> (f64, f64) {
+    let z2 = Z95 * Z95;
+    let centre = s + z2 / (2.0 * n);
+    let half = Z95 * (s * (1.0 - s) / n + z2 / (4.0 * n * n)).sqrt();
+    let denom = 1.0 + z2 / n;
+    ((centre - half) / denom, (centre + half) / denom)
+}
+
 /// Elo estimate of a match with its 95 % interval, from player A's view.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct EloEstimate {
@@ -74,9 +90,14 @@ impl EloEstimate {
     pub fn from_wdl(wdl: &Wdl) -> Self {
         let (s, var) = score_and_variance(wdl);
         let n = f64::from(wdl.games()).max(1.0);
-        let half = Z95 * var.sqrt() / n.sqrt();
-        let lower = elo_from_score((s - half).clamp(0.0, 1.0));
-        let upper = elo_from_score((s + half).clamp(0.0, 1.0));
+        let (lo_s, hi_s) = if var > 0.0 || wdl.games() == 0 {
+            let half = Z95 * var.sqrt() / n.sqrt();
+            (s - half, s + half)
+        } else {
+            wilson(s, n)
+        };
+        let lower = elo_from_score(lo_s.clamp(0.0, 1.0));
+        let upper = elo_from_score(hi_s.clamp(0.0, 1.0));
         EloEstimate {
             games: wdl.games(),
             score: s,
@@ -146,7 +167,22 @@ mod tests {
             draws: 10,
             losses: 0,
         });
-        assert_eq!((e.elo, e.lower, e.upper, e.margin), (0.0, 0.0, 0.0, 0.0));
+        // No variance: Wilson's interval, not a zero-width one. N = 10,
+        // z² = 3.841459: half = z √(0.025 + 0.0096037) / 1.3841459 = 0.263407,
+        // score [0.236593, 0.763407] → Elo ∓ 203.5.
+        assert_eq!(e.elo, 0.0);
+        let hi = elo_from_score(0.5 + 0.263_407_f64);
+        assert!((e.upper - hi).abs() < 0.05 && (e.lower + hi).abs() < 0.05, "{e:?}");
+        assert!((e.upper - 203.5).abs() < 0.1, "{}", e.upper);
+        // 16 straight wins: lower end 1 / (1 + z²/16) = 0.806392 → +247.85.
+        let e = EloEstimate::from_wdl(&Wdl {
+            wins: 16,
+            draws: 0,
+            losses: 0,
+        });
+        assert_eq!((e.elo, e.upper), (f64::INFINITY, f64::INFINITY));
+        assert!((e.lower - elo_from_score(1.0 / (1.0 + Z95 * Z95 / 16.0))).abs() < 1e-9);
+        assert!((e.lower - 247.85).abs() < 0.1, "{}", e.lower);
         let e = EloEstimate::from_wdl(&Wdl::default());
         assert_eq!(e.games, 0);
         assert_eq!(e.elo, 0.0);

@@ -22,7 +22,8 @@ use crate::sprt::{SprtConfig, SprtDecision, SprtState};
 pub struct EvalConfig {
     /// Run the evaluation after each generation.
     pub enabled: bool,
-    /// Maximum games against the previous generation (SPRT may stop earlier); 0 skips.
+    /// Maximum games against the previous generation (SPRT may stop earlier;
+    /// rounded up to colour-swapped pairs); 0 skips.
     pub games_vs_previous: usize,
     /// Games against the uniformly random player; 0 skips.
     pub games_vs_random: usize,
@@ -71,6 +72,12 @@ impl EvalConfig {
         }
         if self.concurrency == 0 || self.concurrency > 256 {
             return Err("eval.concurrency must be in 1..=256".into());
+        }
+        if self.gate && self.games_vs_previous == 0 {
+            return Err(
+                "eval.gate = true needs eval.games_vs_previous >= 1 (gating decides on that match)"
+                    .into(),
+            );
         }
         self.sprt.validate().map_err(|e| format!("eval.sprt: {e}"))
     }
@@ -244,6 +251,32 @@ mod tests {
             value_hidden: 4,
         };
         Net::new(&shape, device)
+    }
+
+    #[test]
+    fn validation_names_the_key() {
+        assert_eq!(EvalConfig::default().validate(), Ok(()));
+        let bad = |c: EvalConfig| c.validate().unwrap_err();
+        assert!(bad(EvalConfig {
+            simulations: 0,
+            ..EvalConfig::default()
+        })
+        .contains("eval.simulations"));
+        assert!(bad(EvalConfig {
+            gate: true,
+            games_vs_previous: 0,
+            ..EvalConfig::default()
+        })
+        .contains("eval.games_vs_previous"));
+        let sprt = SprtConfig {
+            elo1: 0.0,
+            ..SprtConfig::default()
+        };
+        assert!(bad(EvalConfig {
+            sprt,
+            ..EvalConfig::default()
+        })
+        .starts_with("eval.sprt"));
     }
 
     #[test]

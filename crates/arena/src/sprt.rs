@@ -13,8 +13,12 @@
 //! Wald's bounds: accept H1 when `LLR ≥ ln((1 − β)/α)`, accept H0 when
 //! `LLR ≤ ln(β/(1 − α))` (`α = β = 0.05`: ±2.944).
 //!
-//! A record without variance (no games, or all draws, or all one result)
-//! has LLR 0 — so an all-draw match never decides for H1.
+//! A record without variance has no normal approximation. All draws (or no
+//! games) give LLR 0 — so an all-draw match never decides. A clean sweep
+//! (only wins, or only losses) uses Wald's exact SPRT for Bernoulli trials
+//! on the decisive games instead (Wald 1945, "Sequential tests of
+//! statistical hypotheses"): `LLR = W ln(s1/s0) + L ln((1−s1)/(1−s0))`, so
+//! enough straight wins do accept H1.
 
 use serde::{Deserialize, Serialize};
 
@@ -135,15 +139,17 @@ impl SprtConfig {
         )
     }
 
-    /// The approximate GSPRT log-likelihood ratio of a record (module docs);
-    /// 0 when the record has no variance.
+    /// The approximate GSPRT log-likelihood ratio of a record; for a
+    /// record without variance, 0 (all draws) or Wald's Bernoulli LLR (a
+    /// clean sweep); see the module docs.
     pub fn llr(&self, wdl: &Wdl) -> f64 {
         let (s, var) = score_and_variance(wdl);
-        if var <= 0.0 || !var.is_finite() {
-            return 0.0;
-        }
         let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
-        f64::from(wdl.games()) * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var)
+        if var > 0.0 && var.is_finite() {
+            return f64::from(wdl.games()) * (s1 - s0) * (2.0 * s - s0 - s1) / (2.0 * var);
+        }
+        f64::from(wdl.wins) * (s1 / s0).ln()
+            + f64::from(wdl.losses) * ((1.0 - s1) / (1.0 - s0)).ln()
     }
 
     /// LLR, bounds and decision for a record.
@@ -219,6 +225,33 @@ mod tests {
         };
         assert_eq!(c.llr(&wdl), 0.0);
         assert_eq!(c.state(&wdl).decision, SprtDecision::Continue);
+    }
+
+    #[test]
+    fn clean_sweeps_use_walds_bernoulli_sprt() {
+        // elo0 = 0, elo1 = 10: ln(s1/s0) = ln(0.5143871841 / 0.5) = 0.0283682...
+        let c = SprtConfig::default();
+        let sweep = |wins, losses| Wdl {
+            wins,
+            draws: 0,
+            losses,
+        };
+        let step = (1.0 / (1.0 + 10f64.powf(-10.0 / 400.0)) / 0.5).ln();
+        assert!((step - 0.028_368_16).abs() < 1e-8, "{step}");
+        assert!((c.llr(&sweep(16, 0)) - 16.0 * step).abs() < 1e-12);
+        assert_eq!(c.state(&sweep(16, 0)).decision, SprtDecision::Continue);
+        // ceil(2.944439 / 0.0283649) = 104 straight wins accept H1.
+        assert_eq!(c.state(&sweep(103, 0)).decision, SprtDecision::Continue);
+        assert_eq!(c.state(&sweep(104, 0)).decision, SprtDecision::H1);
+        // A wider hypothesis pair decides sooner: 0 vs 200 Elo.
+        let wide = SprtConfig {
+            elo1: 200.0,
+            ..c
+        };
+        assert_eq!(wide.state(&sweep(12, 0)).decision, SprtDecision::H1);
+        // Straight losses go to H0.
+        assert!(c.llr(&sweep(0, 16)) < 0.0);
+        assert_eq!(c.state(&sweep(0, 120)).decision, SprtDecision::H0);
     }
 
     #[test]

@@ -16,10 +16,13 @@
 //! self-play always uses the best generation, while training always
 //! continues from the newest one (AlphaGo Zero's split, Silver et al. 2017).
 //! Elo is chained: a generation's Elo is its reference's Elo plus the Elo
-//! of their match, with that match's 95 % interval (the reference's own
+//! of their match counted with one virtual draw (so a clean sweep stays
+//! finite), with that match's 95 % interval (the reference's own
 //! uncertainty is not added).
 //!
-//! Resume: the last generation whose bundle loads is complete. Self-play
+//! Resume: the newest checkpoint is the last completed generation (bundles
+//! are renamed into place whole; one that no longer loads is an error, not
+//! a reason to retrain over it). Self-play
 //! parts already written for the next generation are kept and only the
 //! missing games are played. Every file is written to a temporary name and
 //! renamed, so a SIGKILL loses at most the part or the training in flight.
@@ -31,6 +34,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
+use arena::{EloEstimate, Wdl};
 use burn::tensor::Device;
 use encoding::Encode;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -114,10 +118,12 @@ fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
     )
 }
 
-/// Last generation whose bundle loads completely (`None`: no bundle yet).
-pub fn last_complete_generation<E: Encode>(dir: &RunDir, device: &Device) -> Option<u32> {
-    let entries = std::fs::read_dir(dir.root.join("checkpoints")).ok()?;
-    let mut gens: Vec<u32> = entries
+/// The newest generation with a checkpoint folder (`None`: no bundle yet).
+/// Checkpoints are written by atomic rename, so a kill never leaves a
+/// partial one; the caller still loads it to check.
+pub fn newest_checkpoint(dir: &RunDir) -> Option<u32> {
+    std::fs::read_dir(dir.root.join("checkpoints"))
+        .ok()?
         .filter_map(|e| {
             e.ok()?
                 .file_name()
@@ -126,11 +132,7 @@ pub fn last_complete_generation<E: Encode>(dir: &RunDir, device: &Device) -> Opt
                 .parse()
                 .ok()
         })
-        .collect();
-    gens.sort_unstable();
-    gens.into_iter()
-        .rev()
-        .find(|&g| load_bundle::<E>(&dir.checkpoint(g), device).is_ok())
+        .max()
 }
 
 /// Run (or resume) the main job for game `E` in `run_dir`.
@@ -163,9 +165,18 @@ pub fn run<E: Encode>(
         Some(t) => E::from_text(t).map_err(|e| anyhow::anyhow!("config start position: {e}"))?,
         None => E::start(),
     };
-    let mut done = match last_complete_generation::<E>(&dir, device) {
+    let mut done = match newest_checkpoint(&dir) {
         Some(g) => {
-            let (_, meta) = load_bundle::<E>(&dir.checkpoint(g), device)?;
+            // A newest bundle that does not load was damaged after it was
+            // written (writes are atomic): stop rather than silently
+            // retrain and overwrite a completed generation.
+            let (_, meta) = load_bundle::<E>(&dir.checkpoint(g), device).with_context(|| {
+                format!(
+                    "the newest checkpoint {} does not load; completed generations are never \
+                     rewritten, so restore it or move it out of the run directory and run again",
+                    dir.checkpoint(g).display()
+                )
+            })?;
             anyhow::ensure!(
                 meta.shape == shape,
                 "run directory {} holds a network of shape {:?}, the config asks for {:?}; use another --run-dir",
@@ -186,6 +197,11 @@ pub fn run<E: Encode>(
     while done < config.generations {
         generation::<E>(config, &dir, &start, done + 1, device, options)?;
         done += 1;
+    }
+    // Also after a resume with nothing left to train: a kill may have
+    // lost the last redraw.
+    if config.eval.enabled {
+        write_learning_curve::<E>(&dir);
     }
     Ok(RunSummary {
         generation: done,
@@ -315,7 +331,12 @@ fn generation<E: Encode>(
 
     let eval = config.eval.enabled.then(|| {
         if options.progress {
-            eprintln!("generation {g}: evaluating against generation {best} and the baselines");
+            let against = if config.eval.games_vs_previous > 0 {
+                format!("generation {best} and ")
+            } else {
+                String::new()
+            };
+            eprintln!("generation {g}: evaluating against {against}the baselines");
         }
         arena::evaluate::evaluate_generation_for(
             E::VARIANT,
@@ -328,17 +349,21 @@ fn generation<E: Encode>(
         )
     });
     let promoted = eval.as_ref().is_none_or(|e| e.promote);
-    // Chained Elo: the reference's Elo (generation 0: 0) plus this match's;
-    // unknown once a link is missing or infinite (a clean sweep).
     let base_elo = if best == 0 {
         Some(0.0)
     } else {
         field_f64(&best_meta.training, "elo")
     };
-    let vs_best = eval.as_ref().and_then(|e| e.vs_previous.as_ref());
-    let elo = |f: fn(&arena::evaluate::MatchSummary) -> f64| {
-        Some(base_elo? + f(vs_best?)).filter(|e| e.is_finite())
-    };
+    let step = eval
+        .as_ref()
+        .and_then(|e| e.vs_previous.as_ref())
+        .map(chain_step);
+    if options.progress && config.eval.enabled && base_elo.is_none() {
+        eprintln!(
+            "note: generation {best} has no Elo (trained without [eval]), so the Elo chain from generation 0 is broken"
+        );
+    }
+    let elo = |f: fn(&EloEstimate) -> f64| Some(base_elo? + f(step.as_ref()?)).filter(|e| e.is_finite());
     let cpu_secs = match (cpu0, process_cpu_seconds()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
@@ -370,8 +395,8 @@ fn generation<E: Encode>(
         "promoted": promoted,
         "eval": eval.as_ref().map(|e| e.to_json()),
         "elo": elo(|m| m.elo),
-        "elo_lower": elo(|m| m.elo_lower),
-        "elo_upper": elo(|m| m.elo_upper),
+        "elo_lower": elo(|m| m.lower),
+        "elo_upper": elo(|m| m.upper),
         "cpu_seconds": cpu_secs,
         "cpu_seconds_total": cpu_total,
     });
@@ -393,6 +418,18 @@ fn generation<E: Encode>(
         );
     }
     Ok(())
+}
+
+/// One link of the Elo chain: the match against the reference with one
+/// virtual draw added (the ladder's prior, see `arena::ladder`), so a clean
+/// sweep gives a large finite step instead of an infinite one. Interval:
+/// this match's only (the reference's own uncertainty is not added).
+fn chain_step(m: &arena::evaluate::MatchSummary) -> EloEstimate {
+    EloEstimate::from_wdl(&Wdl {
+        wins: m.wins,
+        draws: m.draws + 1,
+        losses: m.losses,
+    })
 }
 
 /// `, vs gen-N: W/D/L (Elo ±), vs random: ..., promoted` for the progress line.
