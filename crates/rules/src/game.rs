@@ -207,6 +207,17 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         false
     }
 
+    /// Mark in `out` (cleared, then one flag per action of `legal`) the
+    /// actions that might end the game at once with a win for the side to
+    /// move. An unmarked action never does: it is a cheap necessary
+    /// condition from the variant's win rules, letting the search's
+    /// decisive-move test (`search::SearchConfig::decisive_moves`) skip
+    /// the `play` of every action that cannot win. The default marks all.
+    fn win_candidates(&self, legal: &[Self::Action], out: &mut Vec<bool>) {
+        out.clear();
+        out.resize(legal.len(), true);
+    }
+
     /// Legal actions as a fresh vector (convenience over `legal_actions`).
     fn legal_vec(&self) -> Vec<Self::Action> {
         let mut v = Vec::new();

@@ -367,3 +367,41 @@ fn perft_depth_5_agrees_between_methods() {
         rules::tafl::perft_atomic(g.state(), 5)
     );
 }
+
+/// `win_candidates` marks exactly the winning king escape and king capture
+/// here, and every marked-out action really does not win.
+#[test]
+fn win_candidates_mark_the_escape_and_the_capture() {
+    let candidates = |text: &str| -> Vec<(String, bool)> {
+        let g = Hnefatafl::from_text(text).unwrap();
+        let legal = g.legal_vec();
+        let mut flags = Vec::new();
+        g.win_candidates(&legal, &mut flags);
+        legal
+            .iter()
+            .zip(flags)
+            .map(|(&a, f)| (g.action_to_text(a), f))
+            .collect()
+    };
+    let marked = |c: &[(String, bool)]| -> Vec<String> {
+        c.iter().filter(|(_, f)| *f).map(|(t, _)| t.clone()).collect()
+    };
+    // Defenders: the king on b1 reaches the corner a1 or, along the empty
+    // first rank, k1.
+    let escape = candidates("11/11/11/11/11/10s/11/11/11/11/1K9 d");
+    let mut m = marked(&escape);
+    m.sort();
+    assert_eq!(m, vec!["b1a1", "b1k1"]);
+    let mut g = Hnefatafl::from_text("11/11/11/11/11/10s/11/11/11/11/1K9 d").unwrap();
+    g.play(g.parse_move("b1a1").unwrap()[0]);
+    assert_eq!(g.outcome().unwrap().reason, EndReason::KingEscaped);
+    // Attackers: g5g3 sandwiches the king on f3 against e3; every move
+    // landing next to the king is a candidate, nothing else.
+    let capture = candidates("11/11/11/11/11/11/6s4/11/4sK5/11/11 a");
+    let m = marked(&capture);
+    assert!(m.contains(&"g5g3".to_string()), "{m:?}");
+    assert!(m.iter().all(|t| ["f2", "f4", "g3"].iter().any(|sq| t.ends_with(sq))), "{m:?}");
+    let mut g = Hnefatafl::from_text("11/11/11/11/11/11/6s4/11/4sK5/11/11 a").unwrap();
+    g.play(g.parse_move("g5g3").unwrap()[0]);
+    assert_eq!(g.outcome(), captured());
+}

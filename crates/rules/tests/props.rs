@@ -125,6 +125,9 @@ fn check_game<G: Props>(seed: u64, max_actions: usize) -> usize {
         if g.outcome().is_some() {
             break;
         }
+        if played % 3 == 0 {
+            check_win_candidates(&g, &legal);
+        }
         assert!(!legal.is_empty(), "no legal action but no outcome");
         rng = splitmix64(rng);
         let a = legal[(rng % legal.len() as u64) as usize];
@@ -136,6 +139,23 @@ fn check_game<G: Props>(seed: u64, max_actions: usize) -> usize {
         check_finished(&g, outcome);
     }
     played
+}
+
+/// `win_candidates` is a sound filter: an action it leaves unmarked never
+/// ends the game with a win for the side to move.
+fn check_win_candidates<G: Game>(g: &G, legal: &[G::Action]) {
+    let mut flags = Vec::new();
+    g.win_candidates(legal, &mut flags);
+    assert_eq!(flags.len(), legal.len());
+    let mover = g.side_to_move();
+    for (&a, &flag) in legal.iter().zip(&flags) {
+        if !flag {
+            let mut next = g.clone();
+            next.play(a);
+            let wins = next.outcome().is_some_and(|o| o.winner == Some(mover));
+            assert!(!wins, "{} wins at {} but is not a candidate", g.action_to_text(a), g.to_text());
+        }
+    }
 }
 
 /// A finished game stays finished: no actions, the same outcome, no move

@@ -168,6 +168,8 @@ pub struct Mcts<G: Game> {
     scratch_state: G,
     /// Scratch priors for a decisive expansion.
     scratch_priors: Vec<f32>,
+    /// Scratch [`Game::win_candidates`] flags.
+    scratch_candidates: Vec<bool>,
 }
 
 /// Clamp negatives and renormalise a WDL; a non-finite or zero one is a draw.
@@ -210,6 +212,7 @@ impl<G: Game> Mcts<G> {
             path: Vec::new(),
             scratch_state: root.clone(),
             scratch_priors: Vec::new(),
+            scratch_candidates: Vec::new(),
             root_state: root,
         };
         tree.reset_to_root_state();
@@ -769,15 +772,18 @@ impl<G: Game> Mcts<G> {
         let state = &self.pending_positions[slot];
         let legal = &self.pending_legal[slot];
         let to_move = state.side_to_move();
+        // Only the actions the rules say might win are played out.
+        state.win_candidates(legal, &mut self.scratch_candidates);
         self.scratch_priors.clear();
         let mut wins = 0usize;
-        for &action in legal {
-            self.scratch_state.clone_from(state);
-            self.scratch_state.play(action);
-            let win = self
-                .scratch_state
-                .outcome()
-                .is_some_and(|o| o.value_for(to_move) > 0.0);
+        for (&action, &candidate) in legal.iter().zip(&self.scratch_candidates) {
+            let win = candidate && {
+                self.scratch_state.clone_from(state);
+                self.scratch_state.play(action);
+                self.scratch_state
+                    .outcome()
+                    .is_some_and(|o| o.value_for(to_move) > 0.0)
+            };
             wins += usize::from(win);
             self.scratch_priors.push(if win { 1.0 } else { 0.0 });
         }

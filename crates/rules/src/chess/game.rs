@@ -168,6 +168,21 @@ impl<V: ChessVariant> Game for Chess<V> {
         self.rule_draw().map(Outcome::draw)
     }
 
+    /// RULES.md §1–2: the mover wins at once only by checkmating the
+    /// opponent where the mated side loses (viking), so only checking moves
+    /// are candidates. In losers a mate or a bare king wins for the mated
+    /// or bare side — the opponent after our move — so nothing is.
+    fn win_candidates(&self, legal: &[Move], out: &mut Vec<bool>) {
+        out.clear();
+        out.extend(legal.iter().map(|&m| {
+            !V::MATED_SIDE_WINS && {
+                let mut b = self.board;
+                b.play(m);
+                b.in_check()
+            }
+        }));
+    }
+
     fn position_hash(&self) -> u64 {
         self.board.hash()
     }

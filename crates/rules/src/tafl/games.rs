@@ -75,6 +75,10 @@ macro_rules! tafl_game {
                 self.0.outcome
             }
 
+            fn win_candidates(&self, legal: &[TaflAction], out: &mut Vec<bool>) {
+                self.0.win_candidates(legal, out)
+            }
+
             fn position_hash(&self) -> u64 {
                 self.0.hash()
             }

@@ -1,7 +1,10 @@
 //! The shared tafl game state and its position text
 //! (`shared/RULES.md` §3 notation, §4 power and frozen fields).
 
-use super::board::{bit, squares_of, Cells, Kind, Piece, CORNER_MASK, GEOMETRY, SPECIAL_MASK};
+use super::action::TaflAction;
+use super::board::{
+    bit, squares_of, step, Cells, Kind, Piece, CORNERS, CORNER_MASK, GEOMETRY, SPECIAL_MASK,
+};
 use crate::zobrist;
 use crate::{EndReason, Outcome, Player, PositionError};
 
@@ -192,6 +195,35 @@ impl Tafl {
         self.cells
             .iter()
             .position(|c| matches!(c, Some(p) if p.kind == Kind::King))
+    }
+
+    /// [`crate::Game::win_candidates`] for tafl (RULES.md §3–4): the only
+    /// wins are the king reaching a corner (defenders: a plain king move —
+    /// the king neither hops nor is commanded) and the king captured
+    /// (attackers). A capture is resolved around the landing square of the
+    /// moved piece or around the two swapped squares, so an attackers'
+    /// move, hop or commanded move can win only when it lands next to the
+    /// king; an exchange's second part is kept (its first square is in the
+    /// pending state); freezing and an exchange's first part capture nothing.
+    pub fn win_candidates(&self, legal: &[TaflAction], out: &mut Vec<bool>) {
+        out.clear();
+        let king = self.king_square();
+        let next_to_king = |to: u8| {
+            king.is_some_and(|k| (0..4).any(|d| step(k, d) == Some(to as usize)))
+        };
+        let defenders = self.side == Player::Second;
+        out.extend(legal.iter().map(|&a| match a {
+            TaflAction::Move { from, to } if defenders => {
+                Some(from as usize) == king && CORNERS.contains(&(to as usize))
+            }
+            _ if defenders => false,
+            TaflAction::Move { to, .. }
+            | TaflAction::Hop { to, .. }
+            | TaflAction::CommandFirst { to, .. }
+            | TaflAction::CommandSecond { to, .. } => next_to_king(to),
+            TaflAction::ExchangePartner(_) => true,
+            TaflAction::ExchangeTarget(_) | TaflAction::Freeze(_) => false,
+        }));
     }
 
     /// Write the position text. Between turns this round-trips through
