@@ -55,6 +55,18 @@ fn bincode_config() -> bincode::config::Configuration {
     bincode::config::standard()
 }
 
+/// Most bytes a chunk's decoded collections may claim (1 GiB). Without a
+/// limit a corrupt length prefix behind a valid checksum made the decoder
+/// allocate that length at once and abort the process (found by the
+/// `replay_chunk` fuzz target); real chunks are a few MB.
+const DECODE_LIMIT: usize = 1 << 30;
+
+fn bincode_decode_config(
+) -> bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Varint, bincode::config::Limit<DECODE_LIMIT>>
+{
+    bincode::config::standard().with_limit::<DECODE_LIMIT>()
+}
+
 /// Encode a chunk to its file bytes.
 pub fn encode_chunk(chunk: &Chunk) -> Vec<u8> {
     let payload = bincode::serde::encode_to_vec(chunk, bincode_config()).unwrap_or_default();
@@ -82,7 +94,7 @@ pub fn decode_chunk(bytes: &[u8], path: &Path) -> Result<Chunk, ReplayError> {
         return Err(corrupt("checksum mismatch (truncated or altered)".into()));
     }
     let (chunk, used): (Chunk, usize) =
-        bincode::serde::decode_from_slice(payload, bincode_config())
+        bincode::serde::decode_from_slice(payload, bincode_decode_config())
             .map_err(|e| corrupt(e.to_string()))?;
     if used != payload.len() {
         return Err(corrupt(format!("{} trailing bytes", payload.len() - used)));

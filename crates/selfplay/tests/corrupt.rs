@@ -150,3 +150,27 @@ fn failed_write_keeps_the_existing_chunk() {
     );
     assert_eq!(std::fs::read(&path).unwrap(), before);
 }
+
+/// Regression (fuzz target `replay_chunk`, crash-ce5846bc…): a payload with
+/// a valid checksum whose bincode length prefix claims an enormous
+/// collection aborted the process in the allocator. It must be a clear
+/// `Corrupt` error instead.
+#[test]
+fn huge_length_prefix_behind_a_valid_checksum_is_an_error() {
+    use sha2::{Digest, Sha256};
+    let payload = std::fs::read(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/data/fuzz-replay-huge-length.bin"
+    ))
+    .unwrap();
+    let mut framed = selfplay::replay::MAGIC.to_vec();
+    framed.extend_from_slice(&Sha256::digest(&payload));
+    framed.extend_from_slice(&payload);
+    let path = Path::new("fuzz.bin");
+    match decode_chunk(&framed, path) {
+        Err(ReplayError::Corrupt { reason, .. }) => {
+            assert!(reason.to_lowercase().contains("limit"), "{reason}")
+        }
+        other => panic!("expected a corrupt-chunk error, got {other:?}"),
+    }
+}
