@@ -22,7 +22,7 @@ seconds="${1:-60}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(position_text action_text run_config bundle_meta replay_chunk)
+    targets=(position_text action_text run_config bundle_meta replay_chunk uci_command)
 fi
 command -v cargo-fuzz >/dev/null || { echo "cargo-fuzz missing: cargo install cargo-fuzz" >&2; exit 2; }
 export RUSTC_BOOTSTRAP=1
@@ -30,7 +30,7 @@ sanitizer="${FUZZ_SANITIZER:-none}"
 triple="$(rustc -vV | sed -n 's/^host: //p')"
 features=()
 for t in "${targets[@]}"; do
-    case "$t" in run_config|bundle_meta|replay_chunk) ;; *) continue ;; esac
+    case "$t" in run_config|bundle_meta|replay_chunk|uci_command) ;; *) continue ;; esac
     features=(pipeline)
 done
 if [ "${FUZZ_BUILD:-1}" != 0 ]; then

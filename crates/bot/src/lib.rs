@@ -42,6 +42,7 @@ mod game;
 mod game_bot;
 mod limits;
 pub mod paths;
+pub mod uci_text;
 mod untrained;
 
 pub use analysis::{centipawns, wdl_permille, ActionInfo, Analysis, RootInfo, SearchInfo, MAX_CP};

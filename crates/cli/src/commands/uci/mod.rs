@@ -7,7 +7,6 @@
 //! Bad input never ends the engine: it answers `info string error: ...`
 //! (and `bestmove (none)` for a `go` it cannot search) and carries on.
 
-mod go;
 mod options;
 
 use std::io::{BufRead, Write};
@@ -22,8 +21,8 @@ use bot::{centipawns, wdl_permille, Bot, SearchInfo};
 use clap::Args;
 use rules::VariantId;
 
-use go::parse_go;
-use options::{parse_setoption, Changed, Options};
+use bot::uci_text::{parse_go, parse_position_command, parse_setoption};
+use options::{Changed, Options};
 
 /// Arguments of `lokizero uci`.
 #[derive(Args, Debug)]
@@ -242,19 +241,7 @@ impl Engine {
     }
 
     fn parse_position(&self, rest: &str) -> Result<PositionSpec, String> {
-        let tokens: Vec<&str> = rest.split_whitespace().collect();
-        let moves_at = tokens.iter().position(|t| *t == "moves");
-        let head = &tokens[..moves_at.unwrap_or(tokens.len())];
-        let moves: Vec<String> = moves_at
-            .map(|i| tokens[i + 1..].iter().map(|s| s.to_string()).collect())
-            .unwrap_or_default();
-        let fen = match head {
-            ["startpos"] => None,
-            ["fen", fields @ ..] if !fields.is_empty() => Some(fields.join(" ")),
-            _ => {
-                return Err("position: expected `position startpos|fen <text> [moves ...]`".into())
-            }
-        };
+        let (fen, moves) = parse_position_command(rest)?;
         bot::validate_position(self.options.variant, fen.as_deref(), &moves)
             .map_err(|e| format!("position ({}): {e}", self.options.variant))?;
         Ok(PositionSpec { fen, moves })

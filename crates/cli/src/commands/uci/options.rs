@@ -174,42 +174,9 @@ impl Options {
     }
 }
 
-/// Split `setoption name <name...> [value <value...>]` (the tokens after
-/// `setoption`) into name and value.
-pub fn parse_setoption(rest: &str) -> Result<(String, String), String> {
-    let tokens: Vec<&str> = rest.split_whitespace().collect();
-    if tokens.first() != Some(&"name") {
-        return Err("setoption: expected `setoption name <id> [value <x>]`".into());
-    }
-    let value_at = tokens.iter().position(|t| *t == "value");
-    let name_end = value_at.unwrap_or(tokens.len());
-    let name = tokens[1..name_end].join(" ");
-    if name.is_empty() {
-        return Err("setoption: missing option name".into());
-    }
-    let value = value_at
-        .map(|i| tokens[i + 1..].join(" "))
-        .unwrap_or_default();
-    Ok((name, value))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn setoption_parsing() {
-        assert_eq!(
-            parse_setoption("name Move Overhead value 100").unwrap(),
-            ("Move Overhead".into(), "100".into())
-        );
-        assert_eq!(
-            parse_setoption("name BundlePath value /a b/c").unwrap(),
-            ("BundlePath".into(), "/a b/c".into())
-        );
-        assert!(parse_setoption("value 3").is_err());
-        assert!(parse_setoption("name").is_err());
-    }
 
     #[test]
     fn option_values() {

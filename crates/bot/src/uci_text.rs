@@ -1,8 +1,12 @@
-//! Parsing `go` and turning it into search limits.
+//! The text of UCI commands, parsed without any engine state: `go` (and
+//! its search limits), `setoption`, and `position`. `lokizero uci` drives
+//! these; they live in this library so the fuzz target `uci_command` can
+//! reach them. Every function returns an error message for bad input and
+//! never panics.
 
 use std::time::Duration;
 
-use bot::{Clock, Limits};
+use crate::{Clock, Limits};
 use rules::Player;
 
 /// The parameters of one `go` command.
@@ -132,9 +136,82 @@ impl Go {
     }
 }
 
+/// Split `setoption name <name...> [value <value...>]` (the tokens after
+/// `setoption`) into name and value.
+///
+/// # Errors
+/// A message when `name` or the option name is missing.
+pub fn parse_setoption(rest: &str) -> Result<(String, String), String> {
+    let tokens: Vec<&str> = rest.split_whitespace().collect();
+    if tokens.first() != Some(&"name") {
+        return Err("setoption: expected `setoption name <id> [value <x>]`".into());
+    }
+    let value_at = tokens.iter().position(|t| *t == "value");
+    let name_end = value_at.unwrap_or(tokens.len());
+    let name = tokens[1..name_end].join(" ");
+    if name.is_empty() {
+        return Err("setoption: missing option name".into());
+    }
+    let value = value_at
+        .map(|i| tokens[i + 1..].join(" "))
+        .unwrap_or_default();
+    Ok((name, value))
+}
+
+/// Split the tokens after `position` — `startpos|fen <text> [moves ...]` —
+/// into the position text (`None` for `startpos`) and the move tokens. The
+/// text and moves are not checked against a variant here (see
+/// [`crate::validate_position`]).
+///
+/// # Errors
+/// A message when neither `startpos` nor `fen <text>` leads the command.
+pub fn parse_position_command(rest: &str) -> Result<(Option<String>, Vec<String>), String> {
+    let tokens: Vec<&str> = rest.split_whitespace().collect();
+    let moves_at = tokens.iter().position(|t| *t == "moves");
+    let head = &tokens[..moves_at.unwrap_or(tokens.len())];
+    let moves: Vec<String> = moves_at
+        .map(|i| tokens[i + 1..].iter().map(|s| s.to_string()).collect())
+        .unwrap_or_default();
+    let fen = match head {
+        ["startpos"] => None,
+        ["fen", fields @ ..] if !fields.is_empty() => Some(fields.join(" ")),
+        _ => return Err("position: expected `position startpos|fen <text> [moves ...]`".into()),
+    };
+    Ok((fen, moves))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn setoption_parsing() {
+        assert_eq!(
+            parse_setoption("name Move Overhead value 100").unwrap(),
+            ("Move Overhead".into(), "100".into())
+        );
+        assert_eq!(
+            parse_setoption("name BundlePath value /a b/c").unwrap(),
+            ("BundlePath".into(), "/a b/c".into())
+        );
+        assert!(parse_setoption("value 3").is_err());
+        assert!(parse_setoption("name").is_err());
+    }
+
+    #[test]
+    fn position_command_parsing() {
+        assert_eq!(parse_position_command("startpos").unwrap(), (None, vec![]));
+        assert_eq!(
+            parse_position_command("fen 8/8 w - - 0 1 moves e2e4 e7e5").unwrap(),
+            (
+                Some("8/8 w - - 0 1".to_string()),
+                vec!["e2e4".to_string(), "e7e5".to_string()]
+            )
+        );
+        assert!(parse_position_command("fen").is_err());
+        assert!(parse_position_command("moves e2e4").is_err());
+        assert!(parse_position_command("").is_err());
+    }
 
     #[test]
     fn parses_every_form() {
