@@ -113,9 +113,10 @@ impl EloEstimate {
     pub fn describe(&self) -> String {
         format!(
             "Elo {:+.1} 95% [{:+.1}, {:+.1}] (±{:.1}), score {:.1} %, draws {:.1} %",
-            self.elo,
-            self.lower,
-            self.upper,
+            // `+ 0.0` prints the -0 of an even score as +0.
+            self.elo + 0.0,
+            self.lower + 0.0,
+            self.upper + 0.0,
             self.margin,
             100.0 * self.score,
             100.0 * self.draw_ratio
@@ -183,6 +184,12 @@ mod tests {
         assert_eq!((e.elo, e.upper), (f64::INFINITY, f64::INFINITY));
         assert!((e.lower - elo_from_score(1.0 / (1.0 + Z95 * Z95 / 16.0))).abs() < 1e-9);
         assert!((e.lower - 247.85).abs() < 0.1, "{}", e.lower);
+        let even = EloEstimate::from_wdl(&Wdl {
+            wins: 0,
+            draws: 4,
+            losses: 0,
+        });
+        assert!(even.describe().starts_with("Elo +0.0 95% [-"), "{}", even.describe());
         let e = EloEstimate::from_wdl(&Wdl::default());
         assert_eq!(e.games, 0);
         assert_eq!(e.elo, 0.0);

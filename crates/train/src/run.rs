@@ -437,7 +437,14 @@ fn eval_line(e: &arena::evaluate::EvalSummary, best: u32) -> String {
     let m = |m: &arena::evaluate::MatchSummary| {
         format!(
             "{}: +{} ={} -{} (Elo {:+.0} [{:+.0}, {:+.0}])",
-            m.opponent, m.wins, m.draws, m.losses, m.elo, m.elo_lower, m.elo_upper
+            m.opponent,
+            m.wins,
+            m.draws,
+            m.losses,
+            // `+ 0.0` turns the -0 of an even score into +0 for printing.
+            m.elo + 0.0,
+            m.elo_lower + 0.0,
+            m.elo_upper + 0.0
         )
     };
     let mut parts: Vec<String> = e.vs_previous.iter().map(m).collect();
