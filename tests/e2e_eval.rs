@@ -19,6 +19,7 @@ enabled = true
 games_vs_previous = 4
 games_vs_random = 2
 simulations = 4
+contempt = 0.3
 concurrency = 2
 ply_cap = 40
 opening_plies = 2

@@ -31,6 +31,11 @@ pub struct EvalConfig {
     pub games_vs_greedy: usize,
     /// MCTS simulations per action for both generations.
     pub simulations: u32,
+    /// Contempt of both bundle players (`search::SearchConfig::contempt`):
+    /// each treats a draw as a small loss, so evaluation games between
+    /// close generations end decisively more often instead of in
+    /// repetition draws. In `[0, 1)`; 0 = plain zero-sum search.
+    pub contempt: f32,
     /// Games in parallel.
     pub concurrency: usize,
     /// Ply cap (adjudicated draw).
@@ -52,6 +57,7 @@ impl Default for EvalConfig {
             games_vs_random: 20,
             games_vs_greedy: 0,
             simulations: 64,
+            contempt: 0.0,
             concurrency: 2,
             ply_cap: 300,
             opening_plies: 4,
@@ -69,6 +75,9 @@ impl EvalConfig {
     pub fn validate(&self) -> Result<(), String> {
         if self.simulations == 0 || self.simulations > 1_000_000 {
             return Err("eval.simulations must be in 1..=1000000".into());
+        }
+        if !(0.0..1.0).contains(&self.contempt) {
+            return Err("eval.contempt must be in [0, 1)".into());
         }
         if self.concurrency == 0 || self.concurrency > 256 {
             return Err("eval.concurrency must be in 1..=256".into());
@@ -164,7 +173,8 @@ pub fn evaluate_generation<G: Encode + Heuristic>(
     seed: u64,
 ) -> EvalSummary {
     let started = Instant::now();
-    let ctx = FactoryContext::new(device.clone());
+    let mut ctx = FactoryContext::new(device.clone());
+    ctx.search.contempt = cfg.contempt;
     let budget = Budget::Nodes(cfg.simulations.max(1));
     let new_name = format!("gen-{generation:06}");
     let new_p = PlayerFactory::<G>::from_net(&new_name, new.clone(), budget, &ctx);
@@ -262,6 +272,11 @@ mod tests {
             ..EvalConfig::default()
         })
         .contains("eval.simulations"));
+        assert!(bad(EvalConfig {
+            contempt: 1.0,
+            ..EvalConfig::default()
+        })
+        .contains("eval.contempt"));
         assert!(bad(EvalConfig {
             gate: true,
             games_vs_previous: 0,
