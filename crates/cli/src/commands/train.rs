@@ -44,6 +44,15 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let options = RunOptions {
         progress: !args.quiet,
     };
+    if !args.quiet {
+        eprintln!(
+            "training {} for {} generations into {} ({} games of self-play per generation; re-run to resume)",
+            config.variant,
+            config.generations,
+            run_dir.display(),
+            config.selfplay.games_per_generation
+        );
+    }
     let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?,
         else return Err(anyhow!("variant {} is not available in this build yet", config.variant)));
     println!(
