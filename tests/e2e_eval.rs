@@ -114,7 +114,10 @@ fn ungated_run_promotes_every_generation_and_chains_elo() {
         let s = (w + 0.5 * (d + 1.0)) / (w + d + l + 1.0);
         let step = -400.0 * (1.0 / s - 1.0).log10();
         let elo = m["elo"].as_f64().expect("finite chained Elo");
-        assert!((elo - (elo_prev + step)).abs() < 1e-6, "{elo} vs {elo_prev} + {step}");
+        assert!(
+            (elo - (elo_prev + step)).abs() < 1e-6,
+            "{elo} vs {elo_prev} + {step}"
+        );
         assert!(m["elo_lower"].as_f64().unwrap() < elo && elo < m["elo_upper"].as_f64().unwrap());
         elo_prev = elo;
     }

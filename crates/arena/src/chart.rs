@@ -225,7 +225,12 @@ pub fn draw_learning_curve(
         .filter(|p| p.elo.is_finite() && p.cpu_hours.is_finite())
         .collect();
     let (lo, hi) = padded_range(pts.iter().flat_map(|p| [p.elo, p.lower, p.upper]), 25.0);
-    let x_max = pts.iter().map(|p| p.cpu_hours).fold(0.0f64, f64::max).max(1e-3) * 1.08;
+    let x_max = pts
+        .iter()
+        .map(|p| p.cpu_hours)
+        .fold(0.0f64, f64::max)
+        .max(1e-3)
+        * 1.08;
     render_png(path, width, height, |root| {
         let e2s = |e: plotters::drawing::DrawingAreaErrorKind<_>| e.to_string();
         let mut chart = ChartBuilder::on(root)
@@ -243,15 +248,16 @@ pub fn draw_learning_curve(
             .draw()
             .map_err(e2s)?;
         chart
-            .draw_series(LineSeries::new(pts.iter().map(|p| (p.cpu_hours, p.elo)), BLUE))
+            .draw_series(LineSeries::new(
+                pts.iter().map(|p| (p.cpu_hours, p.elo)),
+                BLUE,
+            ))
             .map_err(e2s)?;
         chart
             .draw_series(
                 pts.iter()
                     .filter(|p| p.lower.is_finite() && p.upper.is_finite())
-                    .map(|p| {
-                        ErrorBar::new_vertical(p.cpu_hours, p.lower, p.elo, p.upper, BLUE, 8)
-                    }),
+                    .map(|p| ErrorBar::new_vertical(p.cpu_hours, p.lower, p.elo, p.upper, BLUE, 8)),
             )
             .map_err(e2s)?;
         chart

@@ -173,7 +173,10 @@ mod tests {
         // score [0.236593, 0.763407] → Elo ∓ 203.5.
         assert_eq!(e.elo, 0.0);
         let hi = elo_from_score(0.5 + 0.263_407_f64);
-        assert!((e.upper - hi).abs() < 0.05 && (e.lower + hi).abs() < 0.05, "{e:?}");
+        assert!(
+            (e.upper - hi).abs() < 0.05 && (e.lower + hi).abs() < 0.05,
+            "{e:?}"
+        );
         assert!((e.upper - 203.5).abs() < 0.1, "{}", e.upper);
         // 16 straight wins: lower end 1 / (1 + z²/16) = 0.806392 → +247.85.
         let e = EloEstimate::from_wdl(&Wdl {
@@ -189,7 +192,11 @@ mod tests {
             draws: 4,
             losses: 0,
         });
-        assert!(even.describe().starts_with("Elo +0.0 95% [-"), "{}", even.describe());
+        assert!(
+            even.describe().starts_with("Elo +0.0 95% [-"),
+            "{}",
+            even.describe()
+        );
         let e = EloEstimate::from_wdl(&Wdl::default());
         assert_eq!(e.games, 0);
         assert_eq!(e.elo, 0.0);

@@ -311,8 +311,15 @@ mod tests {
             gate: true,
             ..EvalConfig::default()
         };
-        let s =
-            evaluate_generation_for(rules::VariantId::Shakti, &a, Some((&b, 2)), &device, &cfg, 3, 1);
+        let s = evaluate_generation_for(
+            rules::VariantId::Shakti,
+            &a,
+            Some((&b, 2)),
+            &device,
+            &cfg,
+            3,
+            1,
+        );
         let prev = s.vs_previous.as_ref().unwrap();
         assert_eq!((prev.games, prev.draws), (6, 6));
         assert_eq!(prev.opponent, "gen-000002");
@@ -327,8 +334,16 @@ mod tests {
         cfg.gate = false;
         // (Against generation 1: gating had rejected generation 2.)
         assert!(
-            evaluate_generation_for(rules::VariantId::Shakti, &a, Some((&b, 1)), &device, &cfg, 3, 1)
-                .promote
+            evaluate_generation_for(
+                rules::VariantId::Shakti,
+                &a,
+                Some((&b, 1)),
+                &device,
+                &cfg,
+                3,
+                1
+            )
+            .promote
         );
         cfg.gate = true;
         assert!(

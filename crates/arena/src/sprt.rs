@@ -244,10 +244,7 @@ mod tests {
         assert_eq!(c.state(&sweep(103, 0)).decision, SprtDecision::Continue);
         assert_eq!(c.state(&sweep(104, 0)).decision, SprtDecision::H1);
         // A wider hypothesis pair decides sooner: 0 vs 200 Elo.
-        let wide = SprtConfig {
-            elo1: 200.0,
-            ..c
-        };
+        let wide = SprtConfig { elo1: 200.0, ..c };
         assert_eq!(wide.state(&sweep(12, 0)).decision, SprtDecision::H1);
         // Straight losses go to H0.
         assert!(c.llr(&sweep(0, 16)) < 0.0);

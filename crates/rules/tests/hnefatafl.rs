@@ -384,7 +384,10 @@ fn win_candidates_mark_the_escape_and_the_capture() {
             .collect()
     };
     let marked = |c: &[(String, bool)]| -> Vec<String> {
-        c.iter().filter(|(_, f)| *f).map(|(t, _)| t.clone()).collect()
+        c.iter()
+            .filter(|(_, f)| *f)
+            .map(|(t, _)| t.clone())
+            .collect()
     };
     // Defenders: the king on b1 reaches the corner a1 or, along the empty
     // first rank, k1.
@@ -400,7 +403,11 @@ fn win_candidates_mark_the_escape_and_the_capture() {
     let capture = candidates("11/11/11/11/11/11/6s4/11/4sK5/11/11 a");
     let m = marked(&capture);
     assert!(m.contains(&"g5g3".to_string()), "{m:?}");
-    assert!(m.iter().all(|t| ["f2", "f4", "g3"].iter().any(|sq| t.ends_with(sq))), "{m:?}");
+    assert!(
+        m.iter()
+            .all(|t| ["f2", "f4", "g3"].iter().any(|sq| t.ends_with(sq))),
+        "{m:?}"
+    );
     let mut g = Hnefatafl::from_text("11/11/11/11/11/11/6s4/11/4sK5/11/11 a").unwrap();
     g.play(g.parse_move("g5g3").unwrap()[0]);
     assert_eq!(g.outcome(), captured());

@@ -153,7 +153,12 @@ fn check_win_candidates<G: Game>(g: &G, legal: &[G::Action]) {
             let mut next = g.clone();
             next.play(a);
             let wins = next.outcome().is_some_and(|o| o.winner == Some(mover));
-            assert!(!wins, "{} wins at {} but is not a candidate", g.action_to_text(a), g.to_text());
+            assert!(
+                !wins,
+                "{} wins at {} but is not a candidate",
+                g.action_to_text(a),
+                g.to_text()
+            );
         }
     }
 }

@@ -6,9 +6,9 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, Gumbel};
 use rules::{Game, Player};
 
+use crate::tests::plain;
 use crate::toy::{Spec, TableGame, TicTacToe};
 use crate::*;
-use crate::tests::plain;
 
 const F: Player = Player::First;
 const S: Player = Player::Second;

@@ -900,7 +900,13 @@ proptest::proptest! {
 #[test]
 fn decisive_root_needs_no_evaluation() {
     let mut eval = CountingEvaluator::default();
-    let tree = search(&TableGame::new(&ALL_TERMINAL), &mut eval, &decisive(), 40, &mut rng());
+    let tree = search(
+        &TableGame::new(&ALL_TERMINAL),
+        &mut eval,
+        &decisive(),
+        40,
+        &mut rng(),
+    );
     assert!(eval.batches.is_empty());
     let children = tree.root_children();
     let priors: Vec<f32> = children.iter().map(|c| c.prior).collect();
@@ -940,7 +946,12 @@ fn decisive_threat_makes_non_blocking_replies_exact_losses() {
     assert_eq!(tree.choose_action(0.0, &mut rng()), Some(2));
     for c in tree.root_children() {
         if c.action != 2 && c.visits > 0 {
-            assert_eq!(c.q, Some(-1.0), "reply {} should be a proven loss", c.action);
+            assert_eq!(
+                c.q,
+                Some(-1.0),
+                "reply {} should be a proven loss",
+                c.action
+            );
         }
     }
     // Without the test, the same budget leaves the losses unproven.

@@ -61,9 +61,11 @@ fn bincode_config() -> bincode::config::Configuration {
 /// `replay_chunk` fuzz target); real chunks are a few MB.
 const DECODE_LIMIT: usize = 1 << 30;
 
-fn bincode_decode_config(
-) -> bincode::config::Configuration<bincode::config::LittleEndian, bincode::config::Varint, bincode::config::Limit<DECODE_LIMIT>>
-{
+fn bincode_decode_config() -> bincode::config::Configuration<
+    bincode::config::LittleEndian,
+    bincode::config::Varint,
+    bincode::config::Limit<DECODE_LIMIT>,
+> {
     bincode::config::standard().with_limit::<DECODE_LIMIT>()
 }
 

@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
+use arena::evaluate::EvalConfig;
 use rules::VariantId;
 use search::SearchConfig;
-use arena::evaluate::EvalConfig;
 use selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 

@@ -49,9 +49,7 @@ mod tests {
         let started = std::time::Instant::now();
         let mut x = 1u64;
         // Spin until the clock moves by 3 ticks (wall guard: 20 s).
-        while process_cpu_seconds().unwrap() < t0 + 0.03
-            && started.elapsed().as_secs() < 20
-        {
+        while process_cpu_seconds().unwrap() < t0 + 0.03 && started.elapsed().as_secs() < 20 {
             for i in 0..100_000u64 {
                 x = x.wrapping_mul(6364136223846793005).wrapping_add(i);
             }

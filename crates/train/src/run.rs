@@ -363,7 +363,8 @@ fn generation<E: Encode>(
             "note: generation {best} has no Elo (trained without [eval]), so the Elo chain from generation 0 is broken"
         );
     }
-    let elo = |f: fn(&EloEstimate) -> f64| Some(base_elo? + f(step.as_ref()?)).filter(|e| e.is_finite());
+    let elo =
+        |f: fn(&EloEstimate) -> f64| Some(base_elo? + f(step.as_ref()?)).filter(|e| e.is_finite());
     let cpu_secs = match (cpu0, process_cpu_seconds()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
@@ -481,7 +482,9 @@ fn write_learning_curve<E: Encode>(dir: &RunDir) {
         })
     }));
     let title = format!("{}: Elo vs CPU-hours", E::VARIANT);
-    if let Err(e) = arena::chart::draw_learning_curve(&dir.learning_curve(), &title, &points, 800, 480) {
+    if let Err(e) =
+        arena::chart::draw_learning_curve(&dir.learning_curve(), &title, &points, 800, 480)
+    {
         eprintln!("warning: {e}");
     }
 }

@@ -208,9 +208,8 @@ impl Tafl {
     pub fn win_candidates(&self, legal: &[TaflAction], out: &mut Vec<bool>) {
         out.clear();
         let king = self.king_square();
-        let next_to_king = |to: u8| {
-            king.is_some_and(|k| (0..4).any(|d| step(k, d) == Some(to as usize)))
-        };
+        let next_to_king =
+            |to: u8| king.is_some_and(|k| (0..4).any(|d| step(k, d) == Some(to as usize)));
         let defenders = self.side == Player::Second;
         out.extend(legal.iter().map(|&a| match a {
             TaflAction::Move { from, to } if defenders => {
