@@ -37,6 +37,19 @@ fn files(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
+/// Every file of `before` is in `after` unchanged, except `config.toml`,
+/// which each `train` invocation rewrites by design.
+fn assert_unchanged_but_config(
+    before: &BTreeMap<PathBuf, Vec<u8>>,
+    after: &BTreeMap<PathBuf, Vec<u8>>,
+) {
+    for (path, bytes) in before {
+        if !path.ends_with("config.toml") {
+            assert_eq!(after.get(path), Some(bytes), "{} changed", path.display());
+        }
+    }
+}
+
 fn train(config: &Path, run: &Path) -> Output {
     lokizero(&[
         "train",
@@ -145,12 +158,7 @@ fn corrupt_inputs_fail_clearly_and_change_nothing() {
         err.contains("gen-000001-part-0000.bin: corrupt replay chunk: checksum mismatch"),
         "{err}"
     );
-    let after = files(&run);
-    for (path, bytes) in &before {
-        if !path.ends_with("config.toml") {
-            assert_eq!(after.get(path), Some(bytes), "{} changed", path.display());
-        }
-    }
+    assert_unchanged_but_config(&before, &files(&run));
     assert!(!run.join("checkpoints/gen-000002").exists());
     std::fs::write(&chunk, &c).unwrap();
 
@@ -165,12 +173,7 @@ fn corrupt_inputs_fail_clearly_and_change_nothing() {
         err.contains("the newest checkpoint") && err.contains("gen-000001 does not load"),
         "{err}"
     );
-    let after = files(&run);
-    for (path, bytes) in &before {
-        if !path.ends_with("config.toml") {
-            assert_eq!(after.get(path), Some(bytes), "{} changed", path.display());
-        }
-    }
+    assert_unchanged_but_config(&before, &files(&run));
     assert!(!run.join("checkpoints/gen-000002").exists());
 }
 
