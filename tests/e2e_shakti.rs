@@ -214,3 +214,69 @@ fn sigkill_mid_generation_then_resume_loses_nothing() {
         );
     }
 }
+
+/// Resignation on (threshold 1: every searched position counts as lost, so
+/// each game with resignation enabled ends at its first search), half the
+/// games played out: the metrics log the resignations, the measured
+/// false-positive rate and the threshold for the next generation, which the
+/// next generation then uses. Also the learning metrics of every line.
+#[test]
+fn resignation_and_learning_metrics_are_logged_per_generation() {
+    let tmp = tempfile::tempdir().unwrap();
+    let text = TINY.replace(
+        "games_per_chunk = 3\n",
+        "games_per_chunk = 3\nresign = true\nresign_threshold = 1.0\nresign_threshold_max = 1.0\n\
+         resign_consecutive = 1\nresign_playout_fraction = 0.5\n",
+    );
+    let config = write_config(tmp.path(), &text);
+    let run = tmp.path().join("run");
+    let out = lokizero(&[
+        "train",
+        "--config",
+        &config,
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "train failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(run.join("metrics.jsonl"))
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let first = &lines[0];
+    assert_eq!(first["resign_threshold"], 1.0);
+    let (resigned, played_out) = (
+        first["resigned_games"].as_u64().unwrap(),
+        first["resign_played_out_games"].as_u64().unwrap(),
+    );
+    assert_eq!(resigned + played_out, 6, "{first}");
+    assert!(played_out >= 1, "seed 7 plays some games out: {first}");
+    // Threshold 1 takes every played-out player with a window: the rate is
+    // the share of those that did not lose.
+    let fp = first["resign_false_positive_rate"].as_f64().unwrap();
+    assert!((0.0..=1.0).contains(&fp), "{first}");
+    let next = first["resign_threshold_next"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&next));
+    assert_eq!(lines[1]["resign_threshold"].as_f64().unwrap(), next);
+    for line in &lines {
+        assert!(line["policy_entropy"].as_f64().unwrap() > 0.0, "{line}");
+        assert!(line["games_per_hour"].as_f64().unwrap() > 0.0);
+        assert!(line["train_samples_total"].as_u64().unwrap() >= 32);
+    }
+    // Totals accumulate: generation 2 adds its own positions and samples.
+    let total = |l: &serde_json::Value, k: &str| l[k].as_u64().unwrap();
+    assert_eq!(
+        total(&lines[1], "selfplay_positions_total"),
+        total(first, "selfplay_positions_total") + total(&lines[1], "selfplay_positions")
+    );
+    assert_eq!(
+        total(&lines[1], "train_samples_total"),
+        total(first, "train_samples_total") + 32 * total(&lines[1], "train_steps")
+    );
+}

@@ -194,7 +194,7 @@ impl FactoryContext {
 }
 
 enum Built {
-    Bundle(Net, Budget),
+    Bundle(Box<Net>, Budget),
     Random,
     Greedy,
     Uct(u32),
@@ -252,7 +252,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                         source,
                     }
                 })?;
-                Built::Bundle(net, budget.unwrap_or(Budget::Nodes(ctx.default_nodes)))
+                Built::Bundle(Box::new(net), budget.unwrap_or(Budget::Nodes(ctx.default_nodes)))
             }
             PlayerSpec::Random => Built::Random,
             PlayerSpec::Greedy => Built::Greedy,
@@ -287,7 +287,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     pub fn from_net(name: &str, net: Net, budget: Budget, ctx: &FactoryContext) -> Self {
         PlayerFactory {
             name: name.to_string(),
-            built: Built::Bundle(net, budget),
+            built: Built::Bundle(Box::new(net), budget),
             device: ctx.device.clone(),
             search: ctx.search.clone(),
             rollout_max_plies: ctx.rollout_max_plies,
@@ -304,7 +304,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     pub fn make(&self, seed: u64) -> Box<dyn Player<G>> {
         match &self.built {
             Built::Bundle(net, budget) => {
-                let eval = NetEvaluator::<G>::new(net.clone(), self.device.clone());
+                let eval = NetEvaluator::<G>::new((**net).clone(), self.device.clone());
                 Box::new(MctsPlayer::with_budget(
                     self.name.clone(),
                     eval,

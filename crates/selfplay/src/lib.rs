@@ -3,6 +3,7 @@
 
 pub mod record;
 pub mod replay;
+pub mod resign;
 pub mod timed;
 pub mod worker;
 

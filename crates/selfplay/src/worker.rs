@@ -20,6 +20,7 @@ use search::{Evaluator, Mcts, SearchConfig, Wdl};
 use serde::{Deserialize, Serialize};
 
 use crate::record::{stored_result, GameRecord, SearchTarget};
+use crate::resign::{ResignSample, ResignTracker};
 
 /// Self-play settings (the `[selfplay]` table of a config).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -63,6 +64,27 @@ pub struct SelfPlayConfig {
     /// Self-play threads, each with its own network copy and share of the
     /// concurrent games (2 keeps both cores of a 2-core machine busy).
     pub workers: usize,
+    /// Resignation (AlphaGo Zero; see [`crate::resign`]): a player resigns
+    /// after `resign_consecutive` own searches in a row with root value
+    /// `W - L <= resign_threshold`. Off by default.
+    pub resign: bool,
+    /// The resignation threshold on the root value `W - L` (in `[-1, 1]`).
+    /// The main job starts from this value and then recalibrates it every
+    /// generation from the played-out games (never above
+    /// `resign_threshold_max`).
+    pub resign_threshold: f32,
+    /// Highest threshold the calibration may choose.
+    pub resign_threshold_max: f32,
+    /// Own searched moves in a row at or below the threshold before
+    /// resigning (>= 1).
+    pub resign_consecutive: u32,
+    /// Fraction of games with resignation disabled, played out to measure
+    /// the false-positive rate (AlphaGo Zero: 10 %).
+    pub resign_playout_fraction: f32,
+    /// Highest acceptable false-positive rate (AlphaGo Zero: 5 %): the
+    /// fraction of would-be resignations, in played-out games, that did not
+    /// lose.
+    pub resign_fp_target: f32,
 }
 
 impl Default for SelfPlayConfig {
@@ -80,6 +102,12 @@ impl Default for SelfPlayConfig {
             ply_cap: 200,
             games_per_chunk: 50,
             workers: 2,
+            resign: false,
+            resign_threshold: -0.9,
+            resign_threshold_max: -0.5,
+            resign_consecutive: 3,
+            resign_playout_fraction: 0.1,
+            resign_fp_target: 0.05,
         }
     }
 }
@@ -121,6 +149,25 @@ impl SelfPlayConfig {
                 "selfplay.games_per_chunk must be >= 1",
             ),
         ];
+        let resign_checks: [(bool, &str); 4] = [
+            (
+                (-1.0..=1.0).contains(&self.resign_threshold)
+                    && (-1.0..=1.0).contains(&self.resign_threshold_max),
+                "selfplay.resign_threshold and selfplay.resign_threshold_max must be in [-1, 1]",
+            ),
+            (
+                self.resign_consecutive >= 1,
+                "selfplay.resign_consecutive must be >= 1",
+            ),
+            (
+                (0.0..=1.0).contains(&self.resign_playout_fraction),
+                "selfplay.resign_playout_fraction must be in [0, 1]",
+            ),
+            (
+                (0.0..=1.0).contains(&self.resign_fp_target),
+                "selfplay.resign_fp_target must be in [0, 1]",
+            ),
+        ];
         let cap_checks: [(bool, &str); 2] = [
             (
                 (0.0..=1.0).contains(&self.full_search_prob),
@@ -135,6 +182,7 @@ impl SelfPlayConfig {
         checks
             .iter()
             .chain(&cap_checks)
+            .chain(&resign_checks)
             .find(|(ok, _)| !ok)
             .map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
     }
@@ -155,6 +203,8 @@ struct Slot<G: Game> {
     full: bool,
     /// Root visits the current move's search runs to.
     target: u32,
+    /// Resignation state of this game.
+    resign: ResignTracker,
 }
 
 /// Mixed into a slot's seed for its playout-cap stream.
@@ -177,7 +227,13 @@ impl<G: Game> Slot<G> {
             forced: start.legal_vec().len() == 1,
             full: true,
             target: config.simulations,
+            resign: ResignTracker::new(true, config.resign_consecutive),
         };
+        // Drawn from `cap_rng` only when resignation is on, so runs without
+        // it keep their playout-cap draws.
+        let played_out =
+            !config.resign || slot.cap_rng.random::<f32>() < config.resign_playout_fraction;
+        slot.resign = ResignTracker::new(!played_out, config.resign_consecutive);
         slot.begin_move(config);
         slot
     }
@@ -201,7 +257,7 @@ impl<G: Game> Slot<G> {
 }
 
 /// Statistics of a self-play call.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct SelfPlayStats {
     /// Games finished.
     pub games: usize,
@@ -218,6 +274,35 @@ pub struct SelfPlayStats {
     /// Moves searched with the fast budget (playout cap randomisation; not recorded).
     #[serde(default)]
     pub fast_searches: usize,
+    /// Resignation was on (`SelfPlayConfig::resign`).
+    #[serde(default)]
+    pub resign_on: bool,
+    /// Games ended by a resignation.
+    #[serde(default)]
+    pub resigned: usize,
+    /// Games with resignation disabled and played out (resignation on).
+    #[serde(default)]
+    pub played_out: usize,
+    /// Would-be resignations of the played-out games, for the
+    /// false-positive rate ([`crate::resign::false_positive_rate`]).
+    #[serde(default)]
+    pub resign_samples: Vec<ResignSample>,
+}
+
+impl SelfPlayStats {
+    /// Add `other`'s counts to these.
+    pub fn merge(&mut self, other: SelfPlayStats) {
+        self.games += other.games;
+        self.positions += other.positions;
+        self.plies += other.plies;
+        self.evaluations += other.evaluations;
+        self.full_searches += other.full_searches;
+        self.fast_searches += other.fast_searches;
+        self.resign_on |= other.resign_on;
+        self.resigned += other.resigned;
+        self.played_out += other.played_out;
+        self.resign_samples.extend(other.resign_samples);
+    }
 }
 
 /// Play `games` games from `start` with `evaluator`, calling `on_game` for
@@ -232,7 +317,10 @@ pub fn play_games<G: Game, E: Evaluator<G>>(
     seed: u64,
     mut on_game: impl FnMut(GameRecord),
 ) -> SelfPlayStats {
-    let mut stats = SelfPlayStats::default();
+    let mut stats = SelfPlayStats {
+        resign_on: config.resign,
+        ..SelfPlayStats::default()
+    };
     let mut seeds = SmallRng::seed_from_u64(seed);
     let mut started = 0usize;
     let mut slots: Vec<Slot<G>> = Vec::new();
@@ -347,6 +435,11 @@ fn advance_slot<G: Game>(
             root_wdl: slot.tree.root_wdl(),
         }
     });
+    if !slot.forced && resigns(slot, config) {
+        stats.resigned += 1;
+        let loser = slot.game.side_to_move();
+        return Some(finish_record(slot, Some(loser.opponent()), false, stats));
+    }
     let temperature = if slot.game.ply() < config.temperature_plies {
         config.temperature
     } else {
@@ -365,17 +458,8 @@ fn advance_slot<G: Game>(
     slot.game.play(action);
     let outcome = slot.game.outcome();
     if outcome.is_some() || slot.game.ply() >= config.ply_cap {
-        (slot.record.winner, slot.record.ply_capped) = stored_result(outcome);
-        return Some(std::mem::replace(
-            &mut slot.record,
-            GameRecord {
-                start: String::new(),
-                actions: vec![],
-                targets: vec![],
-                winner: None,
-                ply_capped: false,
-            },
-        ));
+        let (winner, ply_capped) = stored_result(outcome);
+        return Some(finish_record(slot, winner, ply_capped, stats));
     }
     slot.forced = slot.game.legal_vec().len() == 1;
     if slot.tree.advance(action).is_err() {
@@ -384,6 +468,40 @@ fn advance_slot<G: Game>(
     }
     slot.begin_move(config);
     None
+}
+
+/// Feed the finished search's root value to the resignation tracker;
+/// whether the side to move resigns.
+fn resigns<G: Game>(slot: &mut Slot<G>, config: &SelfPlayConfig) -> bool {
+    let [w, _, l] = slot.tree.root_wdl();
+    let player = slot.game.side_to_move();
+    slot.resign.observe(player, w - l, config.resign_threshold)
+}
+
+/// End the slot's game with this result; collects the resignation samples
+/// of a played-out game (when resignation is on). Returns the record.
+fn finish_record<G: Game>(
+    slot: &mut Slot<G>,
+    winner: Option<rules::Player>,
+    ply_capped: bool,
+    stats: &mut SelfPlayStats,
+) -> GameRecord {
+    if !slot.resign.enabled() && stats.resign_on {
+        stats.played_out += 1;
+        stats.resign_samples.extend(slot.resign.samples(winner));
+    }
+    slot.record.winner = winner;
+    slot.record.ply_capped = ply_capped;
+    std::mem::replace(
+        &mut slot.record,
+        GameRecord {
+            start: String::new(),
+            actions: vec![],
+            targets: vec![],
+            winner: None,
+            ply_capped: false,
+        },
+    )
 }
 
 /// [`play_games`] on `workers` threads, each with its own evaluator from
@@ -427,13 +545,9 @@ pub fn play_games_parallel<G: Game, E: Evaluator<G>>(
     });
     stats
         .into_iter()
-        .fold(SelfPlayStats::default(), |a, s| SelfPlayStats {
-            games: a.games + s.games,
-            positions: a.positions + s.positions,
-            plies: a.plies + s.plies,
-            evaluations: a.evaluations + s.evaluations,
-            full_searches: a.full_searches + s.full_searches,
-            fast_searches: a.fast_searches + s.fast_searches,
+        .fold(SelfPlayStats::default(), |mut a, s| {
+            a.merge(s);
+            a
         })
 }
 
@@ -537,6 +651,45 @@ mod tests {
         assert_eq!(stats.positions, 0);
         assert!(records.iter().all(|r| r.recorded() == 0));
         assert!(stats.evaluations <= 2 * stats.fast_searches as u64);
+    }
+
+    #[test]
+    fn resignation_ends_games_and_played_out_games_give_samples() {
+        // Threshold 1: every searched position is "lost enough", so with
+        // one search in a row required, the first player resigns at once.
+        let resign_all = SelfPlayConfig {
+            resign: true,
+            resign_threshold: 1.0,
+            resign_threshold_max: 1.0,
+            resign_consecutive: 1,
+            resign_playout_fraction: 0.0,
+            ..config(1.0)
+        };
+        assert_eq!(resign_all.validate(), Ok(()));
+        let (records, stats) = play(&SearchConfig::default(), &resign_all, 2);
+        assert_eq!(stats.resigned, 3);
+        assert_eq!(stats.played_out, 0);
+        for r in &records {
+            assert!(r.actions.is_empty() && r.targets.is_empty());
+            assert_eq!(r.winner, Some(rules::Player::Second));
+            assert!(!r.ply_capped);
+        }
+        // Every game played out: no resignation, one sample per player and
+        // game (both search at least twice before the ply cap of 24).
+        let play_out_all = SelfPlayConfig {
+            resign_consecutive: 2,
+            resign_playout_fraction: 1.0,
+            ..resign_all
+        };
+        let (records, stats) = play(&SearchConfig::default(), &play_out_all, 2);
+        assert_eq!(stats.resigned, 0);
+        assert_eq!(stats.played_out, 3);
+        assert_eq!(stats.resign_samples.len(), 6);
+        assert!(records.iter().all(|r| r.actions.len() >= 4));
+        // Resignation off: nothing measured, nothing resigned.
+        let (_, stats) = play(&SearchConfig::default(), &config(1.0), 2);
+        assert_eq!((stats.resigned, stats.played_out), (0, 0));
+        assert!(stats.resign_samples.is_empty());
     }
 
     #[test]

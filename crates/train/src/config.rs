@@ -68,6 +68,13 @@ pub struct TrainingConfig {
     pub value_loss_weight: f32,
     /// Augment each sample with a random symmetry of the variant.
     pub augment: bool,
+    /// The steps-per-new-sample guard (KataGo's bound on training samples
+    /// per new self-play sample, `train.py --max-train-bucket-per-new-data`):
+    /// over the whole run, samples trained on (steps x `batch_size`) never
+    /// exceed this many times the new recorded positions, so `min_steps`
+    /// cannot make training outrun self-play (overfitting to a small
+    /// buffer). 0 = no guard.
+    pub max_sample_reuse: f32,
 }
 
 impl Default for TrainingConfig {
@@ -82,17 +89,41 @@ impl Default for TrainingConfig {
             replay_window: 4,
             value_loss_weight: 1.0,
             augment: true,
+            max_sample_reuse: 8.0,
         }
     }
 }
 
 impl TrainingConfig {
+    /// Optimiser steps for a generation with `new_positions` new recorded
+    /// positions: `ceil(new_positions * sample_reuse / batch_size)`, raised
+    /// to `min_steps`, then capped by the `max_sample_reuse` guard given the
+    /// run's totals before this generation (`trained_before` samples
+    /// trained on, `positions_before` new positions). At least 1.
+    pub fn steps_for(
+        &self,
+        new_positions: u64,
+        trained_before: u64,
+        positions_before: u64,
+    ) -> usize {
+        let batch = self.batch_size.max(1) as f64;
+        let wanted = ((new_positions as f64 * self.sample_reuse as f64 / batch).ceil() as usize)
+            .max(self.min_steps);
+        if self.max_sample_reuse <= 0.0 {
+            return wanted.max(1);
+        }
+        let allowed_samples = self.max_sample_reuse as f64
+            * (positions_before + new_positions) as f64
+            - trained_before as f64;
+        let cap = (allowed_samples / batch).floor().max(0.0) as usize;
+        wanted.min(cap).max(1)
+    }
+
     /// Learning rate for `generation`.
     pub fn lr_at(&self, generation: u32) -> f64 {
         self.lr_schedule
             .iter()
-            .filter(|(g, _)| *g <= generation)
-            .last()
+            .rfind(|(g, _)| *g <= generation)
             .map_or(2e-3, |&(_, lr)| lr)
     }
 }
@@ -177,7 +208,7 @@ impl RunConfig {
     pub fn validate(&self) -> Result<(), String> {
         let n = &self.network;
         let t = &self.training;
-        let checks: [(bool, &str); 9] = [
+        let checks: [(bool, &str); 10] = [
             (
                 self.generations >= 1 && self.generations <= 100_000,
                 "generations must be in 1..=100000",
@@ -211,6 +242,10 @@ impl RunConfig {
                 "training.weight_decay must be >= 0",
             ),
             (t.replay_window >= 1, "training.replay_window must be >= 1"),
+            (
+                t.max_sample_reuse.is_finite() && t.max_sample_reuse >= 0.0,
+                "training.max_sample_reuse must be >= 0 (0 = no guard)",
+            ),
         ];
         if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {
             return Err(msg.to_string());
@@ -257,5 +292,32 @@ mod tests {
         assert_eq!(t.lr_at(4), 0.01);
         assert_eq!(t.lr_at(5), 0.001);
         assert_eq!(t.lr_at(99), 0.001);
+    }
+
+    #[test]
+    fn steps_follow_reuse_and_min_steps_under_the_guard() {
+        let t = TrainingConfig {
+            batch_size: 100,
+            sample_reuse: 4.0,
+            min_steps: 50,
+            max_sample_reuse: 8.0,
+            ..Default::default()
+        };
+        // 2000 new positions x 4 / 100 = 80 steps; the guard allows 160.
+        assert_eq!(t.steps_for(2000, 0, 0), 80);
+        // 500 positions: 20 wanted, min_steps raises it to 50, the guard
+        // (8 x 500 = 4000 samples = 40 steps) caps it at 40.
+        assert_eq!(t.steps_for(500, 0, 0), 40);
+        // Earlier generations count: 1000 + 500 positions allow 12000
+        // samples, 11000 already trained: 10 steps.
+        assert_eq!(t.steps_for(500, 11_000, 1000), 10);
+        // Over budget already: one step, never zero.
+        assert_eq!(t.steps_for(500, 50_000, 1000), 1);
+        // No guard: min_steps wins.
+        let off = TrainingConfig {
+            max_sample_reuse: 0.0,
+            ..t
+        };
+        assert_eq!(off.steps_for(500, 50_000, 1000), 50);
     }
 }

@@ -44,6 +44,7 @@ use model::{Net, NetEvaluator, NetShape};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use selfplay::replay::{chunk_name, list_chunks};
+use selfplay::resign::{calibrate_threshold, false_positive_rate};
 use selfplay::{
     load_window, play_games_parallel, read_chunk, write_chunk, Chunk, GameRecord, SelfPlayConfig,
 };
@@ -293,9 +294,20 @@ fn generation<E: Encode>(
     } else {
         load_bundle::<E>(&dir.checkpoint(best), device)?
     };
+    // The resignation threshold calibrated after the previous generation.
+    let resign_threshold = field_f64(&prev_meta.training, "resign_threshold_next")
+        .map_or(config.selfplay.resign_threshold, |v| v as f32);
     let t0 = Instant::now();
-    let (games, sp) =
-        selfplay_generation::<E>(config, dir, start, g, best_net.clone(), device, options)?;
+    let (games, sp) = selfplay_generation::<E>(
+        config,
+        dir,
+        start,
+        g,
+        best_net.clone(),
+        device,
+        options,
+        resign_threshold,
+    )?;
     let selfplay_secs = t0.elapsed().as_secs_f64();
 
     let t1 = Instant::now();
@@ -306,8 +318,12 @@ fn generation<E: Encode>(
         "generation {g}: the replay buffer holds no training positions"
     );
     let t = &config.training;
-    let steps = ((sp.positions as f32 * t.sample_reuse / t.batch_size as f32).ceil() as usize)
-        .max(t.min_steps);
+    let prev_total = |key: &str| field_f64(&prev_meta.training, key).unwrap_or(0.0) as u64;
+    let (trained_before, positions_before) = (
+        prev_total("train_samples_total"),
+        prev_total("selfplay_positions_total"),
+    );
+    let steps = t.steps_for(sp.positions as u64, trained_before, positions_before);
     let lr = t.lr_at(g);
     let mut trainer = Trainer::new(net, device, t);
     let mut rng = SmallRng::seed_from_u64(seed_for(config, g, 1 << 19));
@@ -315,10 +331,7 @@ fn generation<E: Encode>(
     let mut loss = LossStats::default();
     for _ in 0..steps {
         let batch = sample_batch::<E>(&samples, t.batch_size, t.augment, &mut rng);
-        let (pl, vl) = trainer.step::<E>(&batch, lr, t.value_loss_weight);
-        loss.steps += 1;
-        loss.policy_loss += (pl - loss.policy_loss) / loss.steps as f64;
-        loss.value_loss += (vl - loss.value_loss) / loss.steps as f64;
+        loss.add(trainer.step::<E>(&batch, lr, t.value_loss_weight));
         pb.set_message(format!(
             "policy {:.3} value {:.3}",
             loss.policy_loss, loss.value_loss
@@ -400,7 +413,19 @@ fn generation<E: Encode>(
         "elo_upper": elo(|m| m.upper),
         "cpu_seconds": cpu_secs,
         "cpu_seconds_total": cpu_total,
+        "games_per_hour": games.len() as f64 * 3600.0 / selfplay_secs.max(1e-9),
+        "policy_entropy": loss.policy_entropy,
+        "policy_target_entropy": mean_target_entropy(&games),
+        "train_samples_total": trained_before + (loss.steps * t.batch_size) as u64,
+        "selfplay_positions_total": positions_before + sp.positions as u64,
     });
+    let mut summary = summary;
+    if config.selfplay.resign {
+        merge_json(
+            &mut summary,
+            resign_summary(&config.selfplay, resign_threshold, &sp),
+        );
+    }
     meta.training = summary.clone();
     save_bundle(&dir.checkpoint(g), &trained, &meta)?;
     append_metrics(&dir.metrics(), &summary).context("cannot write metrics.jsonl")?;
@@ -489,12 +514,65 @@ fn write_learning_curve<E: Encode>(dir: &RunDir) {
     }
 }
 
+/// The resignation metrics of a generation: the threshold used, how many
+/// games resigned and were played out, the false-positive rate measured on
+/// the played-out games at that threshold, and the threshold calibrated for
+/// the next generation ([`selfplay::resign`]).
+fn resign_summary(
+    sp: &SelfPlayConfig,
+    threshold: f32,
+    stats: &selfplay::SelfPlayStats,
+) -> serde_json::Value {
+    let samples = &stats.resign_samples;
+    let fp = false_positive_rate(samples, threshold);
+    let next = calibrate_threshold(
+        samples,
+        sp.resign_fp_target as f64,
+        threshold,
+        sp.resign_threshold_max,
+    );
+    serde_json::json!({
+        "resign_threshold": threshold,
+        "resigned_games": stats.resigned,
+        "resign_played_out_games": stats.played_out,
+        "resign_false_positive_rate": fp.map(|(r, _)| r),
+        "resign_would_have_resigned": fp.map_or(0, |(_, n)| n),
+        "resign_threshold_next": next,
+    })
+}
+
+fn merge_json(into: &mut serde_json::Value, from: serde_json::Value) {
+    if let (Some(a), serde_json::Value::Object(b)) = (into.as_object_mut(), from) {
+        a.extend(b);
+    }
+}
+
+/// Mean entropy (nats) of the recorded policy targets of `games`; `None`
+/// without recorded positions.
+fn mean_target_entropy(games: &[GameRecord]) -> Option<f64> {
+    let entropies: Vec<f64> = games
+        .iter()
+        .flat_map(|r| r.targets.iter().flatten())
+        .map(|t| {
+            -t.policy
+                .iter()
+                .filter(|&&p| p > 0.0)
+                .map(|&p| p as f64 * (p as f64).ln())
+                .sum::<f64>()
+        })
+        .collect();
+    (!entropies.is_empty()).then(|| entropies.iter().sum::<f64>() / entropies.len() as f64)
+}
+
 fn rate(games: &[GameRecord], pred: impl Fn(&GameRecord) -> bool) -> f64 {
     games.iter().filter(|r| pred(r)).count() as f64 / games.len().max(1) as f64
 }
 
 /// Self-play for generation `g`, in parts; parts already on disk (from an
-/// interrupted run) are kept. Returns this generation's games.
+/// interrupted run) are kept (their resignation samples are not: the
+/// false-positive rate is measured on the parts played by this call).
+/// Returns this generation's games.
+#[allow(clippy::too_many_arguments)]
 fn selfplay_generation<E: Encode>(
     config: &RunConfig,
     dir: &RunDir,
@@ -503,8 +581,12 @@ fn selfplay_generation<E: Encode>(
     net: Net,
     device: &Device,
     options: &RunOptions,
+    resign_threshold: f32,
 ) -> Result<(Vec<GameRecord>, selfplay::SelfPlayStats)> {
-    let sp = &config.selfplay;
+    let sp = &SelfPlayConfig {
+        resign_threshold,
+        ..config.selfplay.clone()
+    };
     let mut games = Vec::new();
     let mut next_part = 0;
     for (gen, part, path) in list_chunks(&dir.replay())? {
@@ -556,12 +638,7 @@ fn selfplay_generation<E: Encode>(
             games: part_games,
         };
         write_chunk(&dir.replay().join(chunk_name(g, next_part)), &chunk)?;
-        stats.games += s.games;
-        stats.positions += s.positions;
-        stats.plies += s.plies;
-        stats.evaluations += s.evaluations;
-        stats.full_searches += s.full_searches;
-        stats.fast_searches += s.fast_searches;
+        stats.merge(s);
         games.extend(chunk.games);
         next_part += 1;
     }

@@ -25,6 +25,34 @@ pub struct LossStats {
     pub policy_loss: f64,
     /// Mean WDL cross-entropy (nats).
     pub value_loss: f64,
+    /// Mean entropy of the network's policy (nats) over all `P*H*W`
+    /// outputs of the batch positions, before each step. Illegal actions
+    /// are included, but targets give them no mass, so a trained network
+    /// puts almost none there; a collapse toward 0 signals overfitting.
+    #[serde(default)]
+    pub policy_entropy: f64,
+}
+
+/// The losses of one optimiser step (nats, batch means before the step).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StepLoss {
+    /// Policy cross-entropy.
+    pub policy: f64,
+    /// WDL cross-entropy.
+    pub value: f64,
+    /// Entropy of the network's policy.
+    pub policy_entropy: f64,
+}
+
+impl LossStats {
+    /// Fold one step into the running means.
+    pub fn add(&mut self, step: StepLoss) {
+        self.steps += 1;
+        let n = self.steps as f64;
+        self.policy_loss += (step.policy - self.policy_loss) / n;
+        self.value_loss += (step.value - self.value_loss) / n;
+        self.policy_entropy += (step.policy_entropy - self.policy_entropy) / n;
+    }
 }
 
 /// Holds the network on an autodiff device and its optimiser.
@@ -56,9 +84,9 @@ impl Trainer {
         }
     }
 
-    /// One optimiser step on `batch` of game `E`; returns (policy loss,
-    /// value loss) before the step.
-    pub fn step<E: Encode>(&mut self, batch: &Batch, lr: f64, value_weight: f32) -> (f64, f64) {
+    /// One optimiser step on `batch` of game `E`; returns the losses and
+    /// policy entropy before the step (NaN if the network was lost).
+    pub fn step<E: Encode>(&mut self, batch: &Batch, lr: f64, value_weight: f32) -> StepLoss {
         let b = batch.size;
         let x = Tensor::<4>::from_data(
             TensorData::new(
@@ -73,15 +101,28 @@ impl Trainer {
         );
         let z = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [b, 3]), &self.device);
         let Some(net) = self.net.take() else {
-            return (f64::NAN, f64::NAN);
+            return StepLoss {
+                policy: f64::NAN,
+                value: f64::NAN,
+                policy_entropy: f64::NAN,
+            };
         };
         let (policy, value) = net.forward(x);
-        let policy_loss = (log_softmax(policy, 1) * pi).sum_dim(1).mean().neg();
+        let log_p = log_softmax(policy, 1);
+        let entropy = (log_p.clone().detach().exp() * log_p.clone().detach())
+            .sum_dim(1)
+            .mean()
+            .neg();
+        let policy_loss = (log_p * pi).sum_dim(1).mean().neg();
         let value_loss = (log_softmax(value, 1) * z).sum_dim(1).mean().neg();
         let loss = policy_loss.clone() + value_loss.clone().mul_scalar(value_weight);
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(lr, net, grads));
-        (scalar(policy_loss), scalar(value_loss))
+        StepLoss {
+            policy: scalar(policy_loss),
+            value: scalar(value_loss),
+            policy_entropy: scalar(entropy),
+        }
     }
 
     /// The trained network, without autodiff, in inference mode.
