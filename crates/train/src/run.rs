@@ -101,6 +101,11 @@ pub fn shape_for<E: Encode>(config: &RunConfig) -> NetShape {
 pub struct RunOptions {
     /// Show indicatif progress bars.
     pub progress: bool,
+    /// Stop after the first generation at which the run's total CPU time
+    /// (`cpu_seconds_total` of the metrics: self-play, training and
+    /// evaluation, all threads) reaches this many seconds, even before
+    /// `generations`. For experiments at equal compute.
+    pub cpu_budget_seconds: Option<f64>,
 }
 
 /// Result of [`run`]: the last completed generation and its bundle.
@@ -195,7 +200,7 @@ pub fn run<E: Encode>(
             0
         }
     };
-    while done < config.generations {
+    while done < config.generations && !budget_spent::<E>(&dir, done, options)? {
         generation::<E>(config, &dir, &start, done + 1, device, options)?;
         done += 1;
     }
@@ -208,6 +213,23 @@ pub fn run<E: Encode>(
         generation: done,
         bundle: dir.checkpoint(done),
     })
+}
+
+/// Whether `--cpu-budget` is reached after generation `done` (its bundle
+/// records the run's total CPU seconds; generation 0 has spent none).
+fn budget_spent<E: Encode>(dir: &RunDir, done: u32, options: &RunOptions) -> Result<bool> {
+    let Some(budget) = options.cpu_budget_seconds else {
+        return Ok(false);
+    };
+    if done == 0 {
+        return Ok(false);
+    }
+    let meta = read_meta::<E>(&dir.checkpoint(done))?;
+    let spent = field_f64(&meta.training, "cpu_seconds_total").unwrap_or(0.0);
+    if spent >= budget && options.progress {
+        eprintln!("CPU budget spent: {spent:.0} s of {budget:.0} s after generation {done}");
+    }
+    Ok(spent >= budget)
 }
 
 /// Give every completed generation `1..=done` its metrics line: a kill

@@ -22,6 +22,11 @@ pub struct TrainArgs {
     /// Override the number of generations of the config.
     #[arg(long)]
     generations: Option<u32>,
+    /// Stop once the run has used this many CPU-seconds in total (all
+    /// threads; checked after each generation, so the last one completes).
+    /// For comparing settings at equal compute.
+    #[arg(long, value_name = "SECONDS")]
+    cpu_budget: Option<f64>,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
@@ -41,8 +46,14 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let run_dir = args
         .run_dir
         .unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));
+    if let Some(b) = args.cpu_budget {
+        if !(b.is_finite() && b > 0.0) {
+            return Err(anyhow!("--cpu-budget must be a positive number of seconds, got {b}"));
+        }
+    }
     let options = RunOptions {
         progress: !args.quiet,
+        cpu_budget_seconds: args.cpu_budget,
     };
     if !args.quiet {
         eprintln!(

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# A/B experiment at equal CPU time on Shakti (issue #8, docs/experiments.md):
+# each arm's config (configs/experiments/ab-<arm>.toml) is trained with each
+# seed until the run has used CPU_BUDGET CPU-seconds (`--cpu-budget`), then
+# every final bundle meets every other in one ladder (same search for all:
+# PUCT with LADDER_NODES simulations), and a per-arm summary is printed.
+#
+# Usage: scripts/ab-experiment.sh OUT
+# Environment (defaults in brackets):
+#   BIN [target/release/lokizero]  ARMS ["puct48 gumbel16 cap"]
+#   SEEDS ["1 2 3"]  CPU_BUDGET [600]  LADDER_GAMES [10]  LADDER_NODES [32]
+# Re-running resumes: finished runs stop at once (their budget is spent).
+set -eu
+OUT=${1:?usage: $0 OUT}
+BIN=${BIN:-target/release/lokizero}
+ARMS=${ARMS:-puct48 gumbel16 cap}
+SEEDS=${SEEDS:-1 2 3}
+CPU_BUDGET=${CPU_BUDGET:-600}
+LADDER_GAMES=${LADDER_GAMES:-10}
+LADDER_NODES=${LADDER_NODES:-32}
+mkdir -p "$OUT"
+
+bundles=()
+for seed in $SEEDS; do
+  for arm in $ARMS; do
+    name="$arm-s$seed"
+    cfg="$OUT/$name.toml"
+    sed "s/^seed = .*/seed = $seed/" "configs/experiments/ab-$arm.toml" >"$cfg"
+    echo "== $name: training until $CPU_BUDGET CPU-seconds"
+    "$BIN" train --config "$cfg" --run-dir "$OUT/runs/$name" \
+      --cpu-budget "$CPU_BUDGET" --quiet >"$OUT/$name.log" 2>&1
+    last=$(ls -d "$OUT/runs/$name"/checkpoints/gen-* | sort | tail -1)
+    bundles+=("$last")
+    tail -1 "$OUT/$name.log"
+  done
+done
+
+echo "== ladder: ${#bundles[@]} bundles, $LADDER_GAMES games per pair, $LADDER_NODES simulations"
+"$BIN" ladder --variant shakti --out "$OUT/ladder" --games "$LADDER_GAMES" \
+  --nodes "$LADDER_NODES" "${bundles[@]}" >"$OUT/ladder.log" 2>&1
+cat "$OUT/ladder/ladder.md"
+
+# Per-arm summary: generations, games and CPU-seconds of each run, and the
+# mean ladder rating of the arm's bundles.
+python3 - "$OUT" <<'PY'
+import json, sys, pathlib, collections
+out = pathlib.Path(sys.argv[1])
+ladder = json.loads((out / "ladder" / "ladder.json").read_text())
+ratings = dict(zip(ladder["names"], ladder["ratings"]))
+arms = collections.defaultdict(list)
+print("\n| run | generations | games | CPU-s | rating [95% interval] |")
+print("|---|---:|---:|---:|---|")
+for run in sorted((out / "runs").iterdir()):
+    lines = [json.loads(l) for l in (run / "metrics.jsonl").read_text().splitlines() if l.strip()]
+    last = lines[-1]
+    bundle = next(n for n in ratings if f"/runs/{run.name}/" in n)
+    r = ratings[bundle]
+    arms[run.name.rsplit("-s", 1)[0]].append(r["elo"])
+    print(f"| {run.name} | {last['generation']} | {sum(l['games'] for l in lines)} | "
+          f"{last['cpu_seconds_total']:.0f} | {r['elo']:+.0f} [{r['lower']:+.0f}, {r['upper']:+.0f}] |")
+print("\n| arm | runs | mean rating |")
+print("|---|---:|---:|")
+for arm, elos in sorted(arms.items()):
+    print(f"| {arm} | {len(elos)} | {sum(elos)/len(elos):+.0f} |")
+PY
