@@ -219,15 +219,18 @@ fn sigkill_mid_generation_then_resume_loses_nothing() {
 /// each game with resignation enabled ends at its first search), half the
 /// games played out: the metrics log the resignations, the measured
 /// false-positive rate and the threshold for the next generation, which the
-/// next generation then uses. Also the learning metrics of every line.
+/// next generation then uses. Also the learning metrics of every line, with
+/// the moves-left head on.
 #[test]
 fn resignation_and_learning_metrics_are_logged_per_generation() {
     let tmp = tempfile::tempdir().unwrap();
-    let text = TINY.replace(
-        "games_per_chunk = 3\n",
-        "games_per_chunk = 3\nresign = true\nresign_threshold = 1.0\nresign_threshold_max = 1.0\n\
-         resign_consecutive = 1\nresign_playout_fraction = 0.5\n",
-    );
+    let text = TINY
+        .replace(
+            "games_per_chunk = 3\n",
+            "games_per_chunk = 3\nresign = true\nresign_threshold = 1.0\nresign_threshold_max = 1.0\n\
+             resign_consecutive = 1\nresign_playout_fraction = 0.5\n",
+        )
+        .replace("value_hidden = 16\n", "value_hidden = 16\nmoves_left = true\n");
     let config = write_config(tmp.path(), &text);
     let run = tmp.path().join("run");
     let out = lokizero(&[
@@ -266,6 +269,8 @@ fn resignation_and_learning_metrics_are_logged_per_generation() {
     assert_eq!(lines[1]["resign_threshold"].as_f64().unwrap(), next);
     for line in &lines {
         assert!(line["policy_entropy"].as_f64().unwrap() > 0.0, "{line}");
+        // The moves-left head is trained: its loss is logged.
+        assert!(line["moves_left_loss"].as_f64().unwrap() > 0.0, "{line}");
         assert!(line["games_per_hour"].as_f64().unwrap() > 0.0);
         assert!(line["train_samples_total"].as_u64().unwrap() >= 32);
     }

@@ -259,6 +259,7 @@ mod tests {
             blocks: 1,
             filters: 4,
             value_hidden: 4,
+            moves_left: false,
         };
         Net::new(&shape, device)
     }

@@ -252,7 +252,10 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                         source,
                     }
                 })?;
-                Built::Bundle(Box::new(net), budget.unwrap_or(Budget::Nodes(ctx.default_nodes)))
+                Built::Bundle(
+                    Box::new(net),
+                    budget.unwrap_or(Budget::Nodes(ctx.default_nodes)),
+                )
             }
             PlayerSpec::Random => Built::Random,
             PlayerSpec::Greedy => Built::Greedy,

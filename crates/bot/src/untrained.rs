@@ -40,6 +40,7 @@ pub fn write_untrained_bundle(
             blocks,
             filters,
             value_hidden,
+            moves_left: false,
         };
         let net = Net::new(&shape, device);
         save_bundle(dir, &net, &meta_for::<G>(&shape, 0, &[]))?;

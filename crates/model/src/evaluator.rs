@@ -1,4 +1,11 @@
 //! [`NetEvaluator`]: the network as the search's leaf evaluator.
+//!
+//! With a moves-left head, the evaluator prefers shorter wins: it discounts
+//! the decisive part of each leaf's WDL by the predicted plies left
+//! ([`discount_wdl`]), so of two winning lines the shorter one has the
+//! higher value, and of two losing lines the longer one (resistance). The
+//! network is trained on undiscounted results; only the search's utility
+//! changes.
 
 use std::marker::PhantomData;
 
@@ -8,7 +15,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use encoding::Encode;
 use search::{Evaluator, Wdl};
 
-use crate::net::Net;
+use crate::net::{Net, MOVES_LEFT_SCALE};
 
 /// Evaluates batches of positions of game `E` with a [`Net`] in inference
 /// mode. The input buffer is reused across calls, so the hot path does not
@@ -19,7 +26,24 @@ pub struct NetEvaluator<E: Encode> {
     input: Vec<f32>,
     /// Positions evaluated so far (for throughput figures).
     pub evaluated: u64,
+    /// Per-ply discount of the decisive outcomes ([`discount_wdl`]); used
+    /// only when the network has the moves-left head. 1 = off.
+    moves_left_discount: f32,
+    moves_left: Vec<f32>,
     _game: PhantomData<fn() -> E>,
+}
+
+/// Per-ply discount of decisive outcomes used with a moves-left head:
+/// a win predicted 100 plies away is worth `0.999^100 = 0.905` of one now.
+pub const DEFAULT_MOVES_LEFT_DISCOUNT: f32 = 0.999;
+
+/// Move the fraction `1 - gamma^plies_left` of the win and loss mass of
+/// `wdl` to the draw, so `W - L` shrinks by `gamma^plies_left`: sooner wins
+/// and later losses score better. `gamma` in `(0, 1]`; `plies_left >= 0`.
+pub fn discount_wdl(wdl: Wdl, plies_left: f32, gamma: f32) -> Wdl {
+    let keep = gamma.powf(plies_left.max(0.0));
+    let [w, d, l] = wdl;
+    [w * keep, d + (w + l) * (1.0 - keep), l * keep]
 }
 
 impl<E: Encode> NetEvaluator<E> {
@@ -32,8 +56,23 @@ impl<E: Encode> NetEvaluator<E> {
             device: device.without_autodiff(),
             input: Vec::new(),
             evaluated: 0,
+            moves_left_discount: DEFAULT_MOVES_LEFT_DISCOUNT,
+            moves_left: Vec::new(),
             _game: PhantomData,
         }
+    }
+
+    /// Set the per-ply discount of decisive outcomes (1 = prefer no
+    /// shorter win); no effect without the moves-left head.
+    pub fn with_moves_left_discount(mut self, gamma: f32) -> Self {
+        self.moves_left_discount = gamma.clamp(f32::MIN_POSITIVE, 1.0);
+        self
+    }
+
+    /// Predicted plies left of the positions of the last [`Self::forward`]
+    /// call (empty without the moves-left head).
+    pub fn last_moves_left(&self) -> &[f32] {
+        &self.moves_left
     }
 
     /// Run the network on `positions`: returns (policy logits `[B * P*H*W]`,
@@ -49,7 +88,14 @@ impl<E: Encode> NetEvaluator<E> {
             self.input.clone(),
             [b, E::INPUT_PLANES, E::HEIGHT, E::WIDTH],
         );
-        let (policy, value) = self.net.forward(Tensor::<4>::from_data(data, &self.device));
+        let out = self
+            .net
+            .forward_all(Tensor::<4>::from_data(data, &self.device));
+        let (policy, value) = (out.policy, out.value);
+        self.moves_left = out.moves_left.map_or_else(Vec::new, |m| {
+            let scaled = m.mul_scalar(MOVES_LEFT_SCALE);
+            scaled.into_data().try_into_vec::<f32>().unwrap_or_default()
+        });
         let wdl = softmax(value, 1);
         let logits = policy.into_data().try_into_vec::<f32>().unwrap_or_default();
         let wdl_flat = wdl.into_data().try_into_vec::<f32>().unwrap_or_default();
@@ -99,7 +145,37 @@ impl<E: Encode> Evaluator<E> for NetEvaluator<E> {
             let block = &mut priors[offset..offset + actions.len()];
             masked_softmax(*pos, actions, &logits[i * plen..(i + 1) * plen], block);
             offset += actions.len();
-            wdl[i] = values.get(i).copied().unwrap_or(search::DRAW_WDL);
+            let value = values.get(i).copied().unwrap_or(search::DRAW_WDL);
+            wdl[i] = match self.moves_left.get(i) {
+                Some(&plies) => discount_wdl(value, plies, self.moves_left_discount),
+                None => value,
+            };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn discount_shrinks_the_decisive_mass_by_gamma_to_the_plies() {
+        // 0.5^2 = 0.25 of W and L kept, the rest moves to D.
+        let d = discount_wdl([0.8, 0.0, 0.2], 2.0, 0.5);
+        assert!((d[0] - 0.2).abs() < 1e-6 && (d[2] - 0.05).abs() < 1e-6);
+        assert!((d[1] - 0.75).abs() < 1e-6);
+        // No plies left or gamma 1: unchanged.
+        assert_eq!(discount_wdl([0.7, 0.1, 0.2], 0.0, 0.9), [0.7, 0.1, 0.2]);
+        assert_eq!(discount_wdl([0.7, 0.1, 0.2], 50.0, 1.0), [0.7, 0.1, 0.2]);
+        // A sure win 10 plies away beats one 50 plies away; a sure loss
+        // 50 plies away beats one 10 plies away.
+        let g = DEFAULT_MOVES_LEFT_DISCOUNT;
+        let v = |wdl: Wdl| wdl[0] - wdl[2];
+        assert!(
+            v(discount_wdl([1.0, 0.0, 0.0], 10.0, g)) > v(discount_wdl([1.0, 0.0, 0.0], 50.0, g))
+        );
+        assert!(
+            v(discount_wdl([0.0, 0.0, 1.0], 50.0, g)) > v(discount_wdl([0.0, 0.0, 1.0], 10.0, g))
+        );
     }
 }

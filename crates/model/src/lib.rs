@@ -18,4 +18,4 @@ pub mod net;
 pub use bundle::{load_bundle, save_bundle, BundleError, BundleMeta};
 pub use device::device_from_name;
 pub use evaluator::NetEvaluator;
-pub use net::{Net, NetShape};
+pub use net::{Net, NetOutput, NetShape, MOVES_LEFT_SCALE};

@@ -14,11 +14,15 @@
 //! - value head: conv1x1 `F`->2 + BN + ReLU, flatten `[B, 2*H*W]`, linear to
 //!   `value_hidden`, ReLU, linear to 3 WDL logits `[B, 3]` (win, draw, loss
 //!   for the side to move).
+//! - moves-left head (optional, `NetShape::moves_left`; after Lc0's): a
+//!   linear layer from the value head's hidden layer to 1 output, softplus:
+//!   the predicted plies to the end of the game divided by
+//!   [`MOVES_LEFT_SCALE`], `[B, 1]`.
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
-use burn::tensor::activation::relu;
+use burn::tensor::activation::{relu, softplus};
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
 
@@ -42,7 +46,15 @@ pub struct NetShape {
     pub filters: usize,
     /// Hidden units of the value head.
     pub value_hidden: usize,
+    /// Whether the network has the moves-left head. Absent in bundles
+    /// written before the head existed (read as false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub moves_left: bool,
 }
+
+/// The moves-left head predicts plies left divided by this (so its targets
+/// are of order 1).
+pub const MOVES_LEFT_SCALE: f32 = 100.0;
 
 impl NetShape {
     /// Policy logits per position, `P*H*W`.
@@ -113,6 +125,18 @@ pub struct Net {
     value_conv: ConvBn,
     value_fc: Linear,
     value_out: Linear,
+    moves_left_out: Option<Linear>,
+}
+
+/// The outputs of [`Net::forward_all`].
+pub struct NetOutput {
+    /// Policy logits `[B, P*H*W]`.
+    pub policy: Tensor<2>,
+    /// WDL logits `[B, 3]`.
+    pub value: Tensor<2>,
+    /// Predicted plies left / [`MOVES_LEFT_SCALE`], `[B, 1]`, >= 0; `None`
+    /// without the moves-left head.
+    pub moves_left: Option<Tensor<2>>,
 }
 
 impl Net {
@@ -134,12 +158,26 @@ impl Net {
             value_fc: LinearConfig::new(2 * shape.height * shape.width, shape.value_hidden)
                 .init(device),
             value_out: LinearConfig::new(shape.value_hidden, 3).init(device),
+            moves_left_out: shape
+                .moves_left
+                .then(|| LinearConfig::new(shape.value_hidden, 1).init(device)),
         }
+    }
+
+    /// Whether the network has the moves-left head.
+    pub fn has_moves_left(&self) -> bool {
+        self.moves_left_out.is_some()
     }
 
     /// Forward pass: input `[B, C, H, W]` -> (policy logits `[B, P*H*W]`,
     /// WDL logits `[B, 3]`).
     pub fn forward(&self, input: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+        let out = self.forward_all(input);
+        (out.policy, out.value)
+    }
+
+    /// Forward pass with every head (see [`NetOutput`] for the shapes).
+    pub fn forward_all(&self, input: Tensor<4>) -> NetOutput {
         let mut x = relu(self.stem.forward(input));
         for block in &self.blocks {
             x = block.forward(x);
@@ -150,6 +188,14 @@ impl Net {
             .flatten::<2>(1, 3);
         let v = relu(self.value_conv.forward(x)).flatten::<2>(1, 3);
         let v = relu(self.value_fc.forward(v));
-        (policy, self.value_out.forward(v))
+        let moves_left = self
+            .moves_left_out
+            .as_ref()
+            .map(|head| softplus(head.forward(v.clone()), 1.0));
+        NetOutput {
+            policy,
+            value: self.value_out.forward(v),
+            moves_left,
+        }
     }
 }

@@ -21,6 +21,7 @@ fn shape<E: Encode>() -> NetShape {
         blocks: 1,
         filters: 4,
         value_hidden: 8,
+        moves_left: false,
     }
 }
 

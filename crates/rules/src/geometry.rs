@@ -214,11 +214,11 @@ mod tests {
         assert_eq!(cells[11], Some('r'));
         assert_eq!(g.format_board(&cells, |c| c), field);
         assert!(matches!(
-            g.parse_board("12/12", |c| Some(c)),
+            g.parse_board("12/12", Some),
             Err(PositionError::Board(_))
         ));
         assert!(matches!(
-            g.parse_board("13/12/12/12/12/12/12", |c| Some(c)),
+            g.parse_board("13/12/12/12/12/12/12", Some),
             Err(PositionError::Board(_))
         ));
         assert_eq!(

@@ -186,7 +186,7 @@ fn freeze_rules() {
     // Frozen General and Horse still lend Command and Hop.
     let g = after("Gb2 Hc3 Se7 Se8 Kj9 sa10", "d 3333/3333 f=b2:1,c3:1", &[]);
     assert_eq!(tokens_with(&g, "h:"), strs(&["h:e7e9", "h:e8e6"]));
-    assert!(tokens_with(&g, "g:e7").len() > 0 && tokens_with(&g, "g:e8").len() > 0);
+    assert!(!tokens_with(&g, "g:e7").is_empty() && !tokens_with(&g, "g:e8").is_empty());
     assert_eq!(tokens_with(&g, "g:").len(), tokens_with(&g, "g:e").len());
 }
 

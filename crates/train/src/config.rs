@@ -21,6 +21,10 @@ pub struct NetworkConfig {
     pub filters: usize,
     /// Hidden units of the value head.
     pub value_hidden: usize,
+    /// Add the moves-left head (`model::net`), trained on the plies left in
+    /// each game and used by the evaluator to prefer shorter wins
+    /// (`model::NetEvaluator`, discount per predicted ply).
+    pub moves_left: bool,
 }
 
 impl Default for NetworkConfig {
@@ -29,6 +33,7 @@ impl Default for NetworkConfig {
             blocks: 4,
             filters: 32,
             value_hidden: 64,
+            moves_left: false,
         }
     }
 }
@@ -66,6 +71,9 @@ pub struct TrainingConfig {
     pub replay_window: u32,
     /// Weight of the value (WDL) loss against the policy loss.
     pub value_loss_weight: f32,
+    /// Weight of the moves-left loss (Huber on plies left / 100) when the
+    /// network has the head.
+    pub moves_left_loss_weight: f32,
     /// Augment each sample with a random symmetry of the variant.
     pub augment: bool,
     /// The steps-per-new-sample guard (KataGo's bound on training samples
@@ -90,6 +98,7 @@ impl Default for TrainingConfig {
             value_loss_weight: 1.0,
             augment: true,
             max_sample_reuse: 8.0,
+            moves_left_loss_weight: 0.5,
         }
     }
 }
@@ -208,7 +217,7 @@ impl RunConfig {
     pub fn validate(&self) -> Result<(), String> {
         let n = &self.network;
         let t = &self.training;
-        let checks: [(bool, &str); 10] = [
+        let checks: [(bool, &str); 11] = [
             (
                 self.generations >= 1 && self.generations <= 100_000,
                 "generations must be in 1..=100000",
@@ -245,6 +254,10 @@ impl RunConfig {
             (
                 t.max_sample_reuse.is_finite() && t.max_sample_reuse >= 0.0,
                 "training.max_sample_reuse must be >= 0 (0 = no guard)",
+            ),
+            (
+                t.moves_left_loss_weight.is_finite() && t.moves_left_loss_weight >= 0.0,
+                "training.moves_left_loss_weight must be >= 0",
             ),
         ];
         if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {

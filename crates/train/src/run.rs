@@ -53,7 +53,7 @@ use crate::config::RunConfig;
 use crate::cputime::process_cpu_seconds;
 use crate::metrics::{append_metrics, read_metrics};
 use crate::samples::{sample_batch, samples_from_records};
-use crate::trainer::{LossStats, Trainer};
+use crate::trainer::{LossStats, LossWeights, Trainer};
 
 /// Paths inside a run directory.
 #[derive(Clone, Debug)]
@@ -93,6 +93,7 @@ pub fn shape_for<E: Encode>(config: &RunConfig) -> NetShape {
         blocks: config.network.blocks,
         filters: config.network.filters,
         value_hidden: config.network.value_hidden,
+        moves_left: config.network.moves_left,
     }
 }
 
@@ -353,7 +354,11 @@ fn generation<E: Encode>(
     let mut loss = LossStats::default();
     for _ in 0..steps {
         let batch = sample_batch::<E>(&samples, t.batch_size, t.augment, &mut rng);
-        loss.add(trainer.step::<E>(&batch, lr, t.value_loss_weight));
+        let weights = LossWeights {
+            value: t.value_loss_weight,
+            moves_left: t.moves_left_loss_weight,
+        };
+        loss.add(trainer.step::<E>(&batch, lr, weights));
         pb.set_message(format!(
             "policy {:.3} value {:.3}",
             loss.policy_loss, loss.value_loss
@@ -437,6 +442,7 @@ fn generation<E: Encode>(
         "cpu_seconds_total": cpu_total,
         "games_per_hour": games.len() as f64 * 3600.0 / selfplay_secs.max(1e-9),
         "policy_entropy": loss.policy_entropy,
+        "moves_left_loss": config.network.moves_left.then_some(loss.moves_left_loss),
         "policy_target_entropy": mean_target_entropy(&games),
         "train_samples_total": trained_before + (loss.steps * t.batch_size) as u64,
         "selfplay_positions_total": positions_before + sp.positions as u64,

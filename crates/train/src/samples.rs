@@ -14,6 +14,9 @@ pub struct Sample {
     pub policy: Vec<(u32, f32)>,
     /// WDL target from the side to move: the game result (`z` in AlphaZero).
     pub wdl: [f32; 3],
+    /// Plies from this position to the end of the record (the moves-left
+    /// target; for a ply-capped or resigned game, to where it stopped).
+    pub plies_left: u32,
 }
 
 /// Expand records into samples (only plies with a recorded target).
@@ -24,8 +27,11 @@ pub struct Sample {
 pub fn samples_from_records<G: Encode>(records: &[GameRecord]) -> Result<Vec<Sample>, String> {
     let mut out = Vec::new();
     for (i, record) in records.iter().enumerate() {
+        let mut ply = 0u32;
+        let length = record.actions.len() as u32;
         record
             .replay::<G>(|game, legal, target| {
+                ply += 1;
                 let Some(target) = target else { return };
                 let mut input = vec![0.0; G::input_len()];
                 game.encode(&mut input);
@@ -43,7 +49,12 @@ pub fn samples_from_records<G: Encode>(records: &[GameRecord]) -> Result<Vec<Sam
                 } else {
                     [0.0, 1.0, 0.0]
                 };
-                out.push(Sample { input, policy, wdl });
+                out.push(Sample {
+                    input,
+                    policy,
+                    wdl,
+                    plies_left: length + 1 - ply,
+                });
             })
             .map_err(|e| format!("game {i} of the replay buffer: {e}"))?;
     }
@@ -51,7 +62,7 @@ pub fn samples_from_records<G: Encode>(records: &[GameRecord]) -> Result<Vec<Sam
 }
 
 /// A training batch in flat arrays: inputs `[B*C*H*W]`, dense policy
-/// targets `[B*P*H*W]`, WDL targets `[B*3]`.
+/// targets `[B*P*H*W]`, WDL targets `[B*3]`, moves-left targets `[B]`.
 pub struct Batch {
     /// Batch size `B`.
     pub size: usize,
@@ -61,6 +72,8 @@ pub struct Batch {
     pub policy: Vec<f32>,
     /// WDL targets, `[B, 3]`.
     pub wdl: Vec<f32>,
+    /// Moves-left targets, `[B]`: plies left / `model::MOVES_LEFT_SCALE`.
+    pub moves_left: Vec<f32>,
 }
 
 /// Draw `size` samples uniformly (with replacement) and apply a random
@@ -77,6 +90,7 @@ pub fn sample_batch<G: Encode>(
         inputs: vec![0.0; size * n_in],
         policy: vec![0.0; size * n_pol],
         wdl: Vec::with_capacity(size * 3),
+        moves_left: Vec::with_capacity(size),
     };
     for b in 0..size {
         let s = &samples[rng.random_range(0..samples.len())];
@@ -103,6 +117,9 @@ pub fn sample_batch<G: Encode>(
             }
         }
         batch.wdl.extend_from_slice(&s.wdl);
+        batch
+            .moves_left
+            .push(s.plies_left as f32 / model::MOVES_LEFT_SCALE);
     }
     batch
 }

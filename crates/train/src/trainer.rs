@@ -31,6 +31,10 @@ pub struct LossStats {
     /// puts almost none there; a collapse toward 0 signals overfitting.
     #[serde(default)]
     pub policy_entropy: f64,
+    /// Mean moves-left loss (Huber, in units of `model::MOVES_LEFT_SCALE`
+    /// plies); 0 without the head.
+    #[serde(default)]
+    pub moves_left_loss: f64,
 }
 
 /// The losses of one optimiser step (nats, batch means before the step).
@@ -42,6 +46,8 @@ pub struct StepLoss {
     pub value: f64,
     /// Entropy of the network's policy.
     pub policy_entropy: f64,
+    /// Moves-left Huber loss (0 without the head).
+    pub moves_left: f64,
 }
 
 impl LossStats {
@@ -52,6 +58,7 @@ impl LossStats {
         self.policy_loss += (step.policy - self.policy_loss) / n;
         self.value_loss += (step.value - self.value_loss) / n;
         self.policy_entropy += (step.policy_entropy - self.policy_entropy) / n;
+        self.moves_left_loss += (step.moves_left - self.moves_left_loss) / n;
     }
 }
 
@@ -86,7 +93,7 @@ impl Trainer {
 
     /// One optimiser step on `batch` of game `E`; returns the losses and
     /// policy entropy before the step (NaN if the network was lost).
-    pub fn step<E: Encode>(&mut self, batch: &Batch, lr: f64, value_weight: f32) -> StepLoss {
+    pub fn step<E: Encode>(&mut self, batch: &Batch, lr: f64, weights: LossWeights) -> StepLoss {
         let b = batch.size;
         let x = Tensor::<4>::from_data(
             TensorData::new(
@@ -105,9 +112,11 @@ impl Trainer {
                 policy: f64::NAN,
                 value: f64::NAN,
                 policy_entropy: f64::NAN,
+                moves_left: f64::NAN,
             };
         };
-        let (policy, value) = net.forward(x);
+        let out = net.forward_all(x);
+        let (policy, value) = (out.policy, out.value);
         let log_p = log_softmax(policy, 1);
         let entropy = (log_p.clone().detach().exp() * log_p.clone().detach())
             .sum_dim(1)
@@ -115,13 +124,24 @@ impl Trainer {
             .neg();
         let policy_loss = (log_p * pi).sum_dim(1).mean().neg();
         let value_loss = (log_softmax(value, 1) * z).sum_dim(1).mean().neg();
-        let loss = policy_loss.clone() + value_loss.clone().mul_scalar(value_weight);
+        let mut loss = policy_loss.clone() + value_loss.clone().mul_scalar(weights.value);
+        let moves_left_loss = out.moves_left.map(|m| {
+            let target = Tensor::<2>::from_data(
+                TensorData::new(batch.moves_left.clone(), [b, 1]),
+                &self.device,
+            );
+            huber(m - target)
+        });
+        if let Some(ml) = &moves_left_loss {
+            loss = loss + ml.clone().mul_scalar(weights.moves_left);
+        }
         let grads = GradientsParams::from_grads(loss.backward(), &net);
         self.net = Some(self.optim.step(lr, net, grads));
         StepLoss {
             policy: scalar(policy_loss),
             value: scalar(value_loss),
             policy_entropy: scalar(entropy),
+            moves_left: moves_left_loss.map_or(0.0, scalar),
         }
     }
 
@@ -129,6 +149,24 @@ impl Trainer {
     pub fn into_net(self) -> Option<Net> {
         self.net.map(|n| n.valid())
     }
+}
+
+/// Weights of the loss terms against the policy loss.
+#[derive(Clone, Copy, Debug)]
+pub struct LossWeights {
+    /// Of the WDL loss.
+    pub value: f32,
+    /// Of the moves-left loss (used only when the network has the head).
+    pub moves_left: f32,
+}
+
+/// Mean Huber loss (delta 1) of the errors `e`: `0.5 e^2` for `|e| <= 1`,
+/// `|e| - 0.5` beyond; written with a clamp so it needs no branch:
+/// `q = min(|e|, 1)`, loss `= 0.5 q^2 + (|e| - q)`.
+fn huber(e: Tensor<2>) -> Tensor<1> {
+    let d = e.abs();
+    let q = d.clone().clamp_max(1.0);
+    (q.clone() * q.clone()).mul_scalar(0.5).add(d - q).mean()
 }
 
 fn scalar(t: Tensor<1>) -> f64 {

@@ -4,7 +4,7 @@
 //! All figures are measured in one process run, so ratios between them are
 //! meaningful on a shared, noisy machine; absolute numbers are not.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Result};
@@ -167,6 +167,7 @@ fn bench_train<G: Encode>(
                 input,
                 policy,
                 wdl: [0.0, 1.0, 0.0],
+                plies_left: 40,
             }
         })
         .collect();
@@ -174,7 +175,14 @@ fn bench_train<G: Encode>(
     let mut trainer = Trainer::new(net.clone(), device, t);
     let rate = timed_loop(args.seconds, || {
         let batch = sample_batch::<G>(&samples, t.batch_size, t.augment, rng);
-        trainer.step::<G>(&batch, 1e-4, 1.0);
+        trainer.step::<G>(
+            &batch,
+            1e-4,
+            train::trainer::LossWeights {
+                value: 1.0,
+                moves_left: 1.0,
+            },
+        );
         t.batch_size as u64
     });
     println!(
@@ -253,7 +261,7 @@ fn bench_selfplay<G: Encode>(
 
 /// Write a fixed batch's input and the network's raw outputs as JSON.
 fn write_reference<G: Encode>(
-    path: &PathBuf,
+    path: &Path,
     net: &Net,
     device: &Device,
     positions: &[G],

@@ -48,7 +48,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));
     if let Some(b) = args.cpu_budget {
         if !(b.is_finite() && b > 0.0) {
-            return Err(anyhow!("--cpu-budget must be a positive number of seconds, got {b}"));
+            return Err(anyhow!(
+                "--cpu-budget must be a positive number of seconds, got {b}"
+            ));
         }
     }
     let options = RunOptions {
