@@ -30,7 +30,7 @@ for seed in $SEEDS; do
     "$BIN" train --config "$cfg" --run-dir "$OUT/runs/$name" \
       --cpu-budget "$CPU_BUDGET" --quiet >"$OUT/$name.log" 2>&1
     last=$(ls -d "$OUT/runs/$name"/checkpoints/gen-* | sort | tail -1)
-    bundles+=("$last")
+    bundles+=("bundle:$last")
     tail -1 "$OUT/$name.log"
   done
 done
