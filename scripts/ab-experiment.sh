@@ -8,14 +8,14 @@
 # Usage: scripts/ab-experiment.sh OUT
 # Environment (defaults in brackets):
 #   BIN [target/release/lokizero]  ARMS ["puct48 gumbel16 cap"]
-#   SEEDS ["1 2 3"]  CPU_BUDGET [600]  LADDER_GAMES [10]  LADDER_NODES [32]
+#   SEEDS ["1 2 3"]  CPU_BUDGET [480]  LADDER_GAMES [10]  LADDER_NODES [32]
 # Re-running resumes: finished runs stop at once (their budget is spent).
 set -eu
 OUT=${1:?usage: $0 OUT}
 BIN=${BIN:-target/release/lokizero}
 ARMS=${ARMS:-puct48 gumbel16 cap}
 SEEDS=${SEEDS:-1 2 3}
-CPU_BUDGET=${CPU_BUDGET:-600}
+CPU_BUDGET=${CPU_BUDGET:-480}
 LADDER_GAMES=${LADDER_GAMES:-10}
 LADDER_NODES=${LADDER_NODES:-32}
 mkdir -p "$OUT"
