@@ -224,3 +224,96 @@ fn full_disk_is_a_clear_error() {
         snapshot.keys().collect::<Vec<_>>()
     );
 }
+
+/// A config that does not fit an existing run (another variant, another
+/// network shape) is refused before anything in the run directory is
+/// written — `config.toml` included — and the message says to use another
+/// run directory and names what differs.
+#[test]
+fn a_config_that_does_not_fit_the_run_changes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("tiny.toml");
+    std::fs::write(&config, support::tiny_config(1, 5)).unwrap();
+    let run = tmp.path().join("run");
+    let out = train(&config, &run);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let before = files(&run);
+
+    let losers = tmp.path().join("losers.toml");
+    std::fs::write(
+        &losers,
+        support::tiny_config(2, 5).replace("variant = \"shakti\"", "variant = \"losers\""),
+    )
+    .unwrap();
+    let out = train(&losers, &run);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("holds a shakti run, the config is for losers; use another --run-dir"),
+        "{err}"
+    );
+    assert_eq!(
+        files(&run),
+        before,
+        "a refused config changed the run directory"
+    );
+
+    let wider = tmp.path().join("wider.toml");
+    std::fs::write(
+        &wider,
+        support::tiny_config(2, 5).replace("filters = 8", "filters = 16"),
+    )
+    .unwrap();
+    let out = train(&wider, &run);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("filters = 8 (the config asks for 16)"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("blocks ="),
+        "only differing fields are named: {err}"
+    );
+    assert_eq!(
+        files(&run),
+        before,
+        "a refused config changed the run directory"
+    );
+}
+
+/// `export --out` onto a file or a folder that is not a bundle is refused
+/// and leaves it as it was.
+#[test]
+fn export_never_replaces_what_is_not_a_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("tiny.toml");
+    std::fs::write(&config, support::tiny_config(1, 5)).unwrap();
+    let run = tmp.path().join("run");
+    assert!(train(&config, &run).status.success());
+    let victim = tmp.path().join("notes.txt");
+    std::fs::write(&victim, "precious").unwrap();
+    let out = lokizero(&[
+        "export",
+        "--model",
+        run.join("checkpoints/gen-000001").to_str().unwrap(),
+        "--out",
+        victim.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("refusing to replace it"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious");
+    let names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(
+        names.len(),
+        3,
+        "no temporary files left beside it: {names:?}"
+    );
+}

@@ -128,8 +128,11 @@ pub fn meta_for<E: Encode>(shape: &NetShape, generation: u32, weights: &[u8]) ->
 ///
 /// # Errors
 /// [`BundleError::Io`] with the path on any file-system error; an existing
-/// bundle at `dir` is then left unchanged.
+/// bundle at `dir` is then left unchanged. [`BundleError::Mismatch`] when
+/// `dir` exists and is not a bundle folder (a file, or a folder with other
+/// files): nothing is touched.
 pub fn save_bundle(dir: &Path, net: &Net, meta: &BundleMeta) -> Result<(), BundleError> {
+    check_replaceable(dir)?;
     let weights = weights_bytes(net)?;
     let mut meta = meta.clone();
     meta.weights_sha256 = sha256_hex(&weights);
@@ -149,6 +152,45 @@ pub fn save_bundle(dir: &Path, net: &Net, meta: &BundleMeta) -> Result<(), Bundl
         },
         other => other,
     })
+}
+
+/// A bundle may only replace nothing, an empty folder or another bundle
+/// (a folder holding only bundle files): `export --out ~/Documents` must
+/// not move a user's folder aside, nor a file.
+fn check_replaceable(dir: &Path) -> Result<(), BundleError> {
+    let refuse = |why: &str| {
+        Err(BundleError::Mismatch {
+            path: dir.into(),
+            reason: format!("refusing to replace it: {why}"),
+        })
+    };
+    let meta = match std::fs::symlink_metadata(dir) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(source) => {
+            return Err(BundleError::Io {
+                path: dir.into(),
+                source,
+            })
+        }
+    };
+    if !meta.is_dir() {
+        return refuse("it exists and is not a folder");
+    }
+    let entries = std::fs::read_dir(dir).map_err(|source| BundleError::Io {
+        path: dir.into(),
+        source,
+    })?;
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        if name != WEIGHTS_FILE && name != META_FILE {
+            return refuse(&format!(
+                "it is a folder with other files than a bundle's ({})",
+                name.to_string_lossy()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Read and validate `model.json` of the bundle at `dir` for game `E`.
@@ -258,7 +300,19 @@ pub fn load_bundle<E: Encode>(
 pub fn net_from_weights(shape: &NetShape, bytes: Vec<u8>, device: &Device) -> Result<Net, String> {
     let mut net = Net::new(shape, device);
     let mut store = SafetensorsStore::from_bytes(Some(bytes));
-    let result = net.load_from(&mut store).map_err(|e| e.to_string())?;
+    let result = net.load_from(&mut store).map_err(|e| {
+        // burn's message lists every tensor (and may end in a hint meant for
+        // developers): keep its first line, shortened.
+        let text = e.to_string();
+        let first: String = text
+            .lines()
+            .next()
+            .unwrap_or("")
+            .chars()
+            .take(160)
+            .collect();
+        format!("the weights do not fit the network shape in model.json ({first}...)")
+    })?;
     if !result.is_success() || !result.missing.is_empty() || !result.unused.is_empty() {
         return Err(format!(
             "weights do not fit the network: {} errors, missing {:?}, unused {:?}",

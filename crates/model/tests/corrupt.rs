@@ -175,3 +175,40 @@ fn parse_meta_rejects_garbage_without_panicking() {
         );
     }
 }
+
+/// Saving over something that is not a bundle (a file, a folder with other
+/// files) is refused and leaves it exactly as it was.
+#[test]
+fn save_refuses_to_replace_what_is_not_a_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let device = Device::flex();
+    let s = shape::<Shakti>();
+    let net = Net::new(&s, &device);
+    let meta = meta_for::<Shakti>(&s, 1, &[]);
+    let file = tmp.path().join("notes.txt");
+    std::fs::write(&file, "precious").unwrap();
+    let err = save_bundle(&file, &net, &meta).unwrap_err().to_string();
+    assert!(err.contains("not a folder"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "precious");
+    let folder = tmp.path().join("documents");
+    std::fs::create_dir(&folder).unwrap();
+    std::fs::write(folder.join("letter.txt"), "keep me").unwrap();
+    let err = save_bundle(&folder, &net, &meta).unwrap_err().to_string();
+    assert!(err.contains("letter.txt"), "{err}");
+    assert_eq!(
+        std::fs::read_to_string(folder.join("letter.txt")).unwrap(),
+        "keep me"
+    );
+    // Nothing else appeared beside them (no temporary folders left).
+    let names: Vec<_> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    // An existing bundle and an empty folder are replaced.
+    bundle(&folder.join("b"), &device);
+    save_bundle(&folder.join("b"), &net, &meta).unwrap();
+    let empty = tmp.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    save_bundle(&empty, &net, &meta).unwrap();
+}

@@ -131,44 +131,57 @@ pub fn false_positive_rate(samples: &[ResignSample], threshold: f32) -> Option<(
     Some((false_pos as f64 / would.len() as f64, would.len()))
 }
 
-/// The next threshold: the highest `t <= ceiling` (and `>= -1`) whose
-/// false-positive rate on `samples` is at most `target`. Candidates are the
-/// sample values themselves (the rate only changes there) and `ceiling`.
-/// With a false positive already at the lowest sample, the threshold goes
-/// just below it, so no played-out player of this generation would have
-/// resigned. Without samples the `current` threshold is kept.
+/// Fewest played-out samples [`calibrate_threshold`] acts on; with fewer
+/// the threshold stays where it is (one or two games are noise).
+pub const MIN_CALIBRATION_SAMPLES: usize = 10;
+
+/// The next threshold: as high as the samples allow (at most `ceiling`,
+/// at least -1) with a false-positive rate of at most `target`.
+///
+/// The rate only changes at sample values. Scanning them upward, the last
+/// value `v` whose rate is within the target is acceptable, and so is every
+/// threshold up to the next sample value `v'` (same would-be resignations):
+/// the result is the midpoint of `v` and `v'` (not `v'` itself, which the
+/// data rules out), or `ceiling` when no sample up to `ceiling` breaks the
+/// target. When even the lowest sample is a false positive beyond the
+/// target, the threshold goes just below it. With fewer than
+/// [`MIN_CALIBRATION_SAMPLES`] samples `current` is kept.
 pub fn calibrate_threshold(
     samples: &[ResignSample],
     target: f64,
     current: f32,
     ceiling: f32,
 ) -> f32 {
-    if samples.is_empty() {
-        return current;
+    if samples.len() < MIN_CALIBRATION_SAMPLES {
+        return current.clamp(-1.0, ceiling);
     }
-    let mut sorted: Vec<ResignSample> = samples.to_vec();
+    let mut sorted: Vec<ResignSample> = samples
+        .iter()
+        .copied()
+        .filter(|s| s.resign_value <= ceiling)
+        .collect();
     sorted.sort_by(|a, b| a.resign_value.total_cmp(&b.resign_value));
-    let mut best: Option<f32> = None;
+    let Some(lowest) = sorted.first().map(|s| s.resign_value) else {
+        // Nobody would resign even at the ceiling: the ceiling is safe.
+        return ceiling;
+    };
+    // Index of the last sample of the last acceptable group of equal values.
+    let mut last_ok: Option<usize> = None;
     let mut false_pos = 0usize;
     for (i, s) in sorted.iter().enumerate() {
         false_pos += (s.score > -1.0) as usize;
-        // Ties: the rate at `t` counts every sample with that value.
-        let last_of_value = sorted
+        let end_of_group = sorted
             .get(i + 1)
             .is_none_or(|n| n.resign_value > s.resign_value);
-        if last_of_value && s.resign_value <= ceiling && false_pos as f64 <= target * (i + 1) as f64
-        {
-            best = Some(s.resign_value);
+        if end_of_group && false_pos as f64 <= target * (i + 1) as f64 {
+            last_ok = Some(i);
         }
     }
-    let lowest = sorted[0].resign_value;
-    let threshold = match best {
-        // Every would-be resignation up to `ceiling` is within the target:
-        // the ceiling itself is as good as the highest sample below it.
-        Some(b) if false_positive_rate(samples, ceiling).is_some_and(|(r, _)| r <= target) => {
-            b.max(ceiling)
-        }
-        Some(b) => b,
+    let threshold = match last_ok {
+        Some(i) => match sorted.get(i + 1) {
+            Some(next) => 0.5 * (sorted[i].resign_value + next.resign_value),
+            None => ceiling,
+        },
         None => lowest - 0.01,
     };
     threshold.clamp(-1.0, ceiling)
@@ -235,22 +248,41 @@ mod tests {
         assert_eq!(false_positive_rate(&samples, -0.6), Some((0.5, 4)));
     }
 
+    /// Each sample three times: 12 samples, the same rates.
+    fn thrice(samples: &[ResignSample]) -> Vec<ResignSample> {
+        samples.iter().flat_map(|s| [*s; 3]).collect()
+    }
+
     #[test]
     fn calibration_picks_the_highest_threshold_within_target() {
-        let samples = [s(-0.99, -1.0), s(-0.95, -1.0), s(-0.9, 0.0), s(-0.6, 1.0)];
-        // Target 0: up to -0.95 every would-be resignation lost.
-        assert_eq!(calibrate_threshold(&samples, 0.0, -0.8, -0.5), -0.95);
-        // Target 0.34 admits -0.9 (1 of 3), not -0.6 (2 of 4).
-        assert_eq!(calibrate_threshold(&samples, 0.34, -0.8, -0.5), -0.9);
-        // Never above the ceiling.
+        let samples = thrice(&[s(-0.99, -1.0), s(-0.95, -1.0), s(-0.9, 0.0), s(-0.6, 1.0)]);
+        // Target 0: every would-be resignation up to -0.95 lost; -0.9 is a
+        // draw, so the threshold stops halfway between.
+        assert!((calibrate_threshold(&samples, 0.0, -0.8, -0.5) - -0.925).abs() < 1e-6);
+        // Target 0.34 admits -0.9 (3 of 9), not -0.6 (6 of 12).
+        assert!((calibrate_threshold(&samples, 0.34, -0.8, -0.5) - -0.75).abs() < 1e-6);
+        // Never above the ceiling; samples above it do not count.
         assert_eq!(calibrate_threshold(&samples, 1.0, -0.8, -0.7), -0.7);
         // A false positive at the lowest value: just below it.
-        let bad = [s(-0.98, 0.0), s(-0.97, -1.0)];
+        let bad = thrice(&[s(-0.98, 0.0), s(-0.97, -1.0), s(-0.96, 0.0), s(-0.5, -1.0)]);
         assert!((calibrate_threshold(&bad, 0.05, -0.9, -0.5) - -0.99).abs() < 1e-6);
-        // No samples: keep the current threshold.
-        assert_eq!(calibrate_threshold(&[], 0.05, -0.9, -0.5), -0.9);
+        // Too few samples: keep the current threshold.
+        assert_eq!(calibrate_threshold(&samples[..9], 0.05, -0.9, -0.5), -0.9);
         // All lost: the ceiling.
-        let lost = [s(-0.99, -1.0), s(-0.8, -1.0)];
+        let lost = thrice(&[s(-0.99, -1.0), s(-0.8, -1.0), s(-0.7, -1.0), s(-0.6, -1.0)]);
         assert_eq!(calibrate_threshold(&lost, 0.05, -0.9, -0.5), -0.5);
+        // Nobody below the ceiling: the ceiling.
+        let high = thrice(&[s(0.1, 1.0), s(0.2, 0.0), s(0.3, 1.0), s(0.4, 1.0)]);
+        assert_eq!(calibrate_threshold(&high, 0.05, -0.9, -0.5), -0.5);
+    }
+
+    #[test]
+    fn a_threshold_with_no_false_positive_is_not_lowered() {
+        // At the current -0.15 every would-be resignation lost; the next
+        // value, -0.1, is a win: the threshold goes up to halfway, not down.
+        let samples = thrice(&[s(-0.9, -1.0), s(-0.7, -1.0), s(-0.2, -1.0), s(-0.1, 1.0)]);
+        assert_eq!(false_positive_rate(&samples, -0.15), Some((0.0, 9)));
+        let next = calibrate_threshold(&samples, 0.05, -0.15, 0.0);
+        assert!(next >= -0.15 && (next - -0.15).abs() < 1e-6, "{next}");
     }
 }

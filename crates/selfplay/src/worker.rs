@@ -149,11 +149,18 @@ impl SelfPlayConfig {
                 "selfplay.games_per_chunk must be >= 1",
             ),
         ];
-        let resign_checks: [(bool, &str); 4] = [
+        let resign_checks: [(bool, &str); 6] = [
             (
-                (-1.0..=1.0).contains(&self.resign_threshold)
-                    && (-1.0..=1.0).contains(&self.resign_threshold_max),
-                "selfplay.resign_threshold and selfplay.resign_threshold_max must be in [-1, 1]",
+                (-1.0..=1.0).contains(&self.resign_threshold),
+                "selfplay.resign_threshold must be in [-1, 1]",
+            ),
+            (
+                (-1.0..=1.0).contains(&self.resign_threshold_max),
+                "selfplay.resign_threshold_max must be in [-1, 1]",
+            ),
+            (
+                self.resign_threshold <= self.resign_threshold_max,
+                "selfplay.resign_threshold must be <= selfplay.resign_threshold_max",
             ),
             (
                 self.resign_consecutive >= 1,

@@ -253,11 +253,11 @@ impl RunConfig {
             (t.replay_window >= 1, "training.replay_window must be >= 1"),
             (
                 t.max_sample_reuse.is_finite() && t.max_sample_reuse >= 0.0,
-                "training.max_sample_reuse must be >= 0 (0 = no guard)",
+                "training.max_sample_reuse must be finite and >= 0 (0 = no guard)",
             ),
             (
                 t.moves_left_loss_weight.is_finite() && t.moves_left_loss_weight >= 0.0,
-                "training.moves_left_loss_weight must be >= 0",
+                "training.moves_left_loss_weight must be finite and >= 0",
             ),
         ];
         if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {

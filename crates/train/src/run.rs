@@ -164,15 +164,21 @@ pub fn run<E: Encode>(
         remove_stale_temps(&folder)
             .with_context(|| format!("cannot clean temporary files in {}", folder.display()))?;
     }
-    let text = toml::to_string(config).context("cannot serialise config")?;
-    write_atomic(&dir.root.join("config.toml"), text.as_bytes())
-        .context("cannot write config.toml")?;
     let shape = shape_for::<E>(config);
     let start = match &config.start {
         Some(t) => E::from_text(t).map_err(|e| anyhow::anyhow!("config start position: {e}"))?,
         None => E::start(),
     };
-    let mut done = match newest_checkpoint(&dir) {
+    let resume = newest_checkpoint(&dir);
+    if let Some(g) = resume {
+        check_resumable::<E>(&dir, g, &shape)?;
+    }
+    // Only now, when the config fits the run: the config of the latest
+    // invocation, for the record.
+    let text = toml::to_string(config).context("cannot serialise config")?;
+    write_atomic(&dir.root.join("config.toml"), text.as_bytes())
+        .context("cannot write config.toml")?;
+    let mut done = match resume {
         Some(g) => {
             // A newest bundle that does not load was damaged after it was
             // written (writes are atomic): stop rather than silently
@@ -184,13 +190,7 @@ pub fn run<E: Encode>(
                     dir.checkpoint(g).display()
                 )
             })?;
-            anyhow::ensure!(
-                meta.shape == shape,
-                "run directory {} holds a network of shape {:?}, the config asks for {:?}; use another --run-dir",
-                dir.root.display(),
-                meta.shape,
-                shape
-            );
+            anyhow::ensure!(meta.shape == shape, "network shape changed while loading");
             eprintln!("resuming {} from generation {g}", dir.root.display());
             restore_metrics::<E>(&dir, g)?;
             g
@@ -227,10 +227,73 @@ fn budget_spent<E: Encode>(dir: &RunDir, done: u32, options: &RunOptions) -> Res
     }
     let meta = read_meta::<E>(&dir.checkpoint(done))?;
     let spent = field_f64(&meta.training, "cpu_seconds_total").unwrap_or(0.0);
-    if spent >= budget && options.progress {
-        eprintln!("CPU budget spent: {spent:.0} s of {budget:.0} s after generation {done}");
+    if spent >= budget {
+        // Also with --quiet: it says why the run stopped early.
+        eprintln!(
+            "CPU budget spent: {spent:.2} of {budget:.2} CPU-seconds after generation {done}"
+        );
     }
     Ok(spent >= budget)
+}
+
+/// The config must fit the run in `dir` (newest generation `g`): the same
+/// variant and network shape. Checked from `model.json` before anything in
+/// the run directory is written, so a wrong `--config` changes nothing.
+fn check_resumable<E: Encode>(dir: &RunDir, g: u32, shape: &NetShape) -> Result<()> {
+    let bundle = dir.checkpoint(g);
+    let meta: serde_json::Value = std::fs::read(bundle.join(model::bundle::META_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(serde_json::Value::Null);
+    // An unreadable model.json is reported by the full load that follows.
+    if let Some(variant) = meta.get("variant").and_then(|v| v.as_str()) {
+        anyhow::ensure!(
+            variant == E::VARIANT.as_str(),
+            "run directory {} holds a {variant} run, the config is for {}; use another --run-dir",
+            dir.root.display(),
+            E::VARIANT
+        );
+    }
+    if let Some(Ok(theirs)) = meta
+        .get("shape")
+        .map(|s| serde_json::from_value::<NetShape>(s.clone()))
+    {
+        anyhow::ensure!(
+            &theirs == shape,
+            "run directory {} holds a network with {}; use another --run-dir or the run's own config.toml",
+            dir.root.display(),
+            shape_difference(&theirs, shape)
+        );
+    }
+    Ok(())
+}
+
+/// `blocks 3 (the config asks for 4), ...`: the fields where two shapes differ.
+fn shape_difference(run: &NetShape, config: &NetShape) -> String {
+    let (a, b) = (
+        serde_json::to_value(run).unwrap_or_default(),
+        serde_json::to_value(config).unwrap_or_default(),
+    );
+    // A field absent from one side is a `false` flag skipped when unset.
+    let field = |v: &serde_json::Value, k: &str| v.get(k).cloned().unwrap_or(false.into());
+    let mut keys: Vec<String> = [&a, &b]
+        .iter()
+        .filter_map(|v| v.as_object())
+        .flat_map(|o| o.keys().cloned())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.iter()
+        .filter(|k| field(&a, k) != field(&b, k))
+        .map(|k| {
+            format!(
+                "{k} = {} (the config asks for {})",
+                field(&a, k),
+                field(&b, k)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Give every completed generation `1..=done` its metrics line: a kill
@@ -317,9 +380,11 @@ fn generation<E: Encode>(
     } else {
         load_bundle::<E>(&dir.checkpoint(best), device)?
     };
-    // The resignation threshold calibrated after the previous generation.
-    let resign_threshold = field_f64(&prev_meta.training, "resign_threshold_next")
-        .map_or(config.selfplay.resign_threshold, |v| v as f32);
+    // The resignation threshold calibrated by the last generation that had
+    // resignation on (the metrics log keeps it across generations without).
+    let resign_threshold = last_logged(dir, "resign_threshold_next")
+        .map_or(config.selfplay.resign_threshold, |v| v as f32)
+        .min(config.selfplay.resign_threshold_max);
     let t0 = Instant::now();
     let (games, sp) = selfplay_generation::<E>(
         config,
@@ -338,7 +403,15 @@ fn generation<E: Encode>(
     let samples = samples_from_records::<E>(&records).map_err(anyhow::Error::msg)?;
     anyhow::ensure!(
         !samples.is_empty(),
-        "generation {g}: the replay buffer holds no training positions"
+        "generation {g}: the replay buffer holds no training positions{}",
+        if config.selfplay.resign {
+            format!(
+                " (with resignation on, every game ended before a recorded search: \
+                 resign_threshold {resign_threshold} is too high)"
+            )
+        } else {
+            String::new()
+        }
     );
     let t = &config.training;
     let prev_total = |key: &str| field_f64(&prev_meta.training, key).unwrap_or(0.0) as u64;
@@ -442,12 +515,17 @@ fn generation<E: Encode>(
         "cpu_seconds_total": cpu_total,
         "games_per_hour": games.len() as f64 * 3600.0 / selfplay_secs.max(1e-9),
         "policy_entropy": loss.policy_entropy,
-        "moves_left_loss": config.network.moves_left.then_some(loss.moves_left_loss),
         "policy_target_entropy": mean_target_entropy(&games),
         "train_samples_total": trained_before + (loss.steps * t.batch_size) as u64,
         "selfplay_positions_total": positions_before + sp.positions as u64,
     });
     let mut summary = summary;
+    if config.network.moves_left {
+        merge_json(
+            &mut summary,
+            serde_json::json!({ "moves_left_loss": loss.moves_left_loss }),
+        );
+    }
     if config.selfplay.resign {
         merge_json(
             &mut summary,
@@ -559,6 +637,10 @@ fn resign_summary(
         threshold,
         sp.resign_threshold_max,
     );
+    // f32 thresholds printed as f64 would show float noise (-0.2 as
+    // -0.20000000298023224).
+    let round = |x: f32| (x as f64 * 1e6).round() / 1e6;
+    let (threshold, next) = (round(threshold), round(next));
     serde_json::json!({
         "resign_threshold": threshold,
         "resigned_games": stats.resigned,
@@ -567,6 +649,12 @@ fn resign_summary(
         "resign_would_have_resigned": fp.map_or(0, |(_, n)| n),
         "resign_threshold_next": next,
     })
+}
+
+/// The newest value of `key` in the run's metrics log, if any line has it.
+fn last_logged(dir: &RunDir, key: &str) -> Option<f64> {
+    let lines = read_metrics(&dir.metrics()).ok()?;
+    lines.iter().rev().find_map(|l| field_f64(l, key))
 }
 
 fn merge_json(into: &mut serde_json::Value, from: serde_json::Value) {

@@ -17,6 +17,9 @@ pub struct Sample {
     /// Plies from this position to the end of the record (the moves-left
     /// target; for a ply-capped or resigned game, to where it stopped).
     pub plies_left: u32,
+    /// Flat policy indices of the legal actions (for the network's policy
+    /// entropy over legal actions).
+    pub legal: Vec<u32>,
 }
 
 /// Expand records into samples (only plies with a recorded target).
@@ -49,11 +52,13 @@ pub fn samples_from_records<G: Encode>(records: &[GameRecord]) -> Result<Vec<Sam
                 } else {
                     [0.0, 1.0, 0.0]
                 };
+                let legal = legal.iter().map(|&a| game.policy_index(a) as u32).collect();
                 out.push(Sample {
                     input,
                     policy,
                     wdl,
                     plies_left: length + 1 - ply,
+                    legal,
                 });
             })
             .map_err(|e| format!("game {i} of the replay buffer: {e}"))?;
@@ -74,7 +79,14 @@ pub struct Batch {
     pub wdl: Vec<f32>,
     /// Moves-left targets, `[B]`: plies left / `model::MOVES_LEFT_SCALE`.
     pub moves_left: Vec<f32>,
+    /// `[B, P*H*W]`: 0 on legal actions, [`ILLEGAL_LOGIT`] elsewhere; added
+    /// to the logits for the legal-action policy entropy.
+    pub legal_mask: Vec<f32>,
 }
+
+/// Mask value of an illegal action: `exp` of it is 0 in `f32` and it stays
+/// finite, so `p * ln p` is 0 rather than NaN.
+pub const ILLEGAL_LOGIT: f32 = -1.0e4;
 
 /// Draw `size` samples uniformly (with replacement) and apply a random
 /// symmetry of the variant to each when `augment` is set.
@@ -91,6 +103,7 @@ pub fn sample_batch<G: Encode>(
         policy: vec![0.0; size * n_pol],
         wdl: Vec::with_capacity(size * 3),
         moves_left: Vec::with_capacity(size),
+        legal_mask: vec![ILLEGAL_LOGIT; size * n_pol],
     };
     for b in 0..size {
         let s = &samples[rng.random_range(0..samples.len())];
@@ -105,15 +118,23 @@ pub fn sample_batch<G: Encode>(
         } else {
             transform_input::<G>(sym, &s.input, input);
         }
-        let policy = &mut batch.policy[b * n_pol..(b + 1) * n_pol];
-        for &(idx, p) in &s.policy {
-            let idx = if sym == 0 {
+        let map = |idx: u32| {
+            if sym == 0 {
                 idx as usize
             } else {
                 transform_policy_index::<G>(sym, idx as usize)
-            };
-            if let Some(slot) = policy.get_mut(idx) {
+            }
+        };
+        let policy = &mut batch.policy[b * n_pol..(b + 1) * n_pol];
+        for &(idx, p) in &s.policy {
+            if let Some(slot) = policy.get_mut(map(idx)) {
                 *slot += p;
+            }
+        }
+        let mask = &mut batch.legal_mask[b * n_pol..(b + 1) * n_pol];
+        for &idx in &s.legal {
+            if let Some(slot) = mask.get_mut(map(idx)) {
+                *slot = 0.0;
             }
         }
         batch.wdl.extend_from_slice(&s.wdl);

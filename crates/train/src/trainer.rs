@@ -25,10 +25,10 @@ pub struct LossStats {
     pub policy_loss: f64,
     /// Mean WDL cross-entropy (nats).
     pub value_loss: f64,
-    /// Mean entropy of the network's policy (nats) over all `P*H*W`
-    /// outputs of the batch positions, before each step. Illegal actions
-    /// are included, but targets give them no mass, so a trained network
-    /// puts almost none there; a collapse toward 0 signals overfitting.
+    /// Mean entropy (nats) of the network's policy renormalised over each
+    /// batch position's legal actions, before each step: comparable with
+    /// the entropy of the search targets; a collapse toward 0 signals
+    /// overfitting.
     #[serde(default)]
     pub policy_entropy: f64,
     /// Mean moves-left loss (Huber, in units of `model::MOVES_LEFT_SCALE`
@@ -117,11 +117,16 @@ impl Trainer {
         };
         let out = net.forward_all(x);
         let (policy, value) = (out.policy, out.value);
-        let log_p = log_softmax(policy, 1);
-        let entropy = (log_p.clone().detach().exp() * log_p.clone().detach())
+        let mask = Tensor::<2>::from_data(
+            TensorData::new(batch.legal_mask.clone(), [b, E::policy_len()]),
+            &self.device,
+        );
+        let log_legal = log_softmax(policy.clone().detach() + mask, 1);
+        let entropy = (log_legal.clone().exp() * log_legal)
             .sum_dim(1)
             .mean()
             .neg();
+        let log_p = log_softmax(policy, 1);
         let policy_loss = (log_p * pi).sum_dim(1).mean().neg();
         let value_loss = (log_softmax(value, 1) * z).sum_dim(1).mean().neg();
         let mut loss = policy_loss.clone() + value_loss.clone().mul_scalar(weights.value);

@@ -168,6 +168,7 @@ fn bench_train<G: Encode>(
                 policy,
                 wdl: [0.0, 1.0, 0.0],
                 plies_left: 40,
+                legal: legal.iter().map(|&a| p.policy_index(a) as u32).collect(),
             }
         })
         .collect();

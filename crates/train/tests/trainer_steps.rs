@@ -1,6 +1,6 @@
-//! The moves-left head learns its target: a few optimiser steps on a fixed
-//! batch bring the Huber loss down, while a network without the head
-//! reports no moves-left loss.
+//! Optimiser steps: the moves-left head learns its target (a few steps on
+//! a fixed batch bring the Huber loss down; a network without the head
+//! reports none), and the policy entropy is over the legal actions.
 
 use burn::tensor::Device;
 use encoding::Encode;
@@ -24,13 +24,14 @@ fn samples() -> Vec<Sample> {
             policy: vec![(game.policy_index(legal[0]) as u32, 1.0)],
             wdl: [0.0, 1.0, 0.0],
             plies_left: 30 - k,
+            legal: legal.iter().map(|&a| game.policy_index(a) as u32).collect(),
         });
         game.play(legal[0]);
     }
     out
 }
 
-fn train(moves_left: bool) -> (f64, f64) {
+fn train(moves_left: bool) -> (f64, f64, f64) {
     let device = Device::flex();
     let shape = NetShape {
         input_planes: Shakti::INPUT_PLANES,
@@ -51,22 +52,38 @@ fn train(moves_left: bool) -> (f64, f64) {
         value: 1.0,
         moves_left: 1.0,
     };
-    let first = trainer.step::<Shakti>(&batch, 0.01, weights).moves_left;
+    let step = trainer.step::<Shakti>(&batch, 0.01, weights);
+    let (first, entropy) = (step.moves_left, step.policy_entropy);
     let mut last = first;
     for _ in 0..60 {
         last = trainer.step::<Shakti>(&batch, 0.01, weights).moves_left;
     }
-    (first, last)
+    (first, last, entropy)
 }
 
 #[test]
 fn moves_left_loss_falls_with_training() {
-    let (first, last) = train(true);
+    let (first, last, _) = train(true);
     assert!(first > 0.0 && last.is_finite());
     assert!(last < first / 4.0, "loss {first} -> {last}");
 }
 
 #[test]
 fn no_head_no_moves_left_loss() {
-    assert_eq!(train(false), (0.0, 0.0));
+    let (first, last, _) = train(false);
+    assert_eq!((first, last), (0.0, 0.0));
+}
+
+#[test]
+fn policy_entropy_is_over_the_legal_actions() {
+    // An untrained network is close to uniform: its entropy over the legal
+    // actions is near, and never above, ln(most legal actions in the batch);
+    // over all 2401 outputs it would be near ln 2401 = 7.8.
+    let most = samples().iter().map(|s| s.legal.len()).max().unwrap();
+    let (_, _, entropy) = train(false);
+    assert!(
+        entropy > 0.0 && entropy <= (most as f64).ln() + 1e-4,
+        "{entropy} vs ln {most}"
+    );
+    assert!(entropy > 0.5 * (most as f64).ln(), "{entropy}");
 }
