@@ -58,8 +58,35 @@ for run in sorted((out / "runs").iterdir()):
     arms[run.name.rsplit("-s", 1)[0]].append(r["elo"])
     print(f"| {run.name} | {last['generation']} | {sum(l['games'] for l in lines)} | "
           f"{last['cpu_seconds_total']:.0f} | {r['elo']:+.0f} [{r['lower']:+.0f}, {r['upper']:+.0f}] |")
-print("\n| arm | runs | mean rating |")
-print("|---|---:|---:|")
+print("\n| arm | runs | mean rating | seed spread (min..max) |")
+print("|---|---:|---:|---|")
 for arm, elos in sorted(arms.items()):
-    print(f"| {arm} | {len(elos)} | {sum(elos)/len(elos):+.0f} |")
+    print(f"| {arm} | {len(elos)} | {sum(elos)/len(elos):+.0f} | {min(elos):+.0f}..{max(elos):+.0f} |")
+
+# Arm against arm, pooled over every cross-arm pair of the ladder: W/D/L
+# and the Elo of the score with a normal 95 % interval from the per-game
+# variance (games are not independent of the seed, so this interval
+# understates the seed-to-seed spread shown above).
+import math, re
+pooled = collections.defaultdict(lambda: [0, 0, 0])
+arm_of = lambda name: re.search(r"/runs/(.+)-s\d+/", name).group(1)
+for line in (out / "ladder" / "ladder.md").read_text().splitlines():
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) != 7 or not cells[0].startswith("`bundle:"):
+        continue
+    a, b = arm_of(cells[0]), arm_of(cells[1])
+    wa, d, wb = int(cells[2]), int(cells[3]), int(cells[4])
+    if a == b:
+        continue
+    if a > b:
+        a, b, wa, wb = b, a, wb, wa
+    pooled[(a, b)][0] += wa; pooled[(a, b)][1] += d; pooled[(a, b)][2] += wb
+elo = lambda p: -400 * math.log10(1 / p - 1) if 0 < p < 1 else math.copysign(math.inf, p - 0.5)
+print("\n| A vs B (pooled) | +A =D +B | score A | Elo A-B [95 %] |")
+print("|---|---|---:|---|")
+for (a, b), (w, d, l) in sorted(pooled.items()):
+    n = w + d + l
+    sc = (w + 0.5 * d) / n
+    se = math.sqrt((w * (1 - sc) ** 2 + d * (0.5 - sc) ** 2 + l * sc ** 2) / n / n)
+    print(f"| {a} vs {b} | +{w} ={d} -{l} | {sc:.3f} | {elo(sc):+.0f} [{elo(sc - 1.96 * se):+.0f}, {elo(sc + 1.96 * se):+.0f}] |")
 PY
