@@ -285,3 +285,57 @@ fn resignation_and_learning_metrics_are_logged_per_generation() {
         total(first, "train_samples_total") + 32 * total(&lines[1], "train_steps")
     );
 }
+
+/// A generation whose self-play was all on disk before an interruption is
+/// resumed without replaying it, and its metrics say so: the reused games
+/// are counted, and the rates that would time only the reload are null.
+#[test]
+fn a_resumed_generation_marks_its_reused_self_play() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = write_config(tmp.path(), TINY);
+    let run = tmp.path().join("run");
+    let train = || {
+        lokizero(&[
+            "train",
+            "--config",
+            &config,
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--quiet",
+        ])
+    };
+    assert!(train().status.success());
+    // As if killed after generation 2's self-play was written but before
+    // its training finished: drop its checkpoint and metrics line.
+    std::fs::remove_dir_all(run.join("checkpoints/gen-000002")).unwrap();
+    let metrics = run.join("metrics.jsonl");
+    let text = std::fs::read_to_string(&metrics).unwrap();
+    let first = text.lines().next().unwrap().to_string();
+    std::fs::write(&metrics, format!("{first}\n")).unwrap();
+    let out = train();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("generation 1 is the last completed, continuing with 2"),
+        "{stderr}"
+    );
+    let lines: Vec<serde_json::Value> = std::fs::read_to_string(&metrics)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2);
+    let second = &lines[1];
+    assert_eq!(second["generation"], 2);
+    assert_eq!(second["selfplay_reused_games"], 6, "{second}");
+    assert_eq!(second["games"], 6);
+    assert!(second["positions_per_second"].is_null(), "{second}");
+    assert!(second["games_per_hour"].is_null(), "{second}");
+    // Generation 1 played everything itself.
+    assert_eq!(lines[0]["selfplay_reused_games"], 0);
+    assert!(lines[0]["games_per_hour"].as_f64().unwrap() > 0.0);
+}

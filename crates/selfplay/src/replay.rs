@@ -142,6 +142,12 @@ pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
         .map_err(io)?;
     tmp.write_all(&encode_chunk(chunk)).map_err(io)?;
     tmp.as_file().sync_all().map_err(io)?;
+    // tempfile creates files private (0600); replay is ordinary data.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).map_err(io)?;
+    }
     fault_delay();
     tmp.persist(path).map_err(|e| io(e.error))?;
     Ok(())

@@ -281,6 +281,13 @@ pub struct SelfPlayStats {
     /// Moves searched with the fast budget (playout cap randomisation; not recorded).
     #[serde(default)]
     pub fast_searches: usize,
+    /// Of `games`, those read back from disk (a resumed generation), not
+    /// played by this call; `reused_plies` likewise.
+    #[serde(default)]
+    pub reused_games: usize,
+    /// Plies of the reused games.
+    #[serde(default)]
+    pub reused_plies: usize,
     /// Resignation was on (`SelfPlayConfig::resign`).
     #[serde(default)]
     pub resign_on: bool,
@@ -305,6 +312,8 @@ impl SelfPlayStats {
         self.evaluations += other.evaluations;
         self.full_searches += other.full_searches;
         self.fast_searches += other.fast_searches;
+        self.reused_games += other.reused_games;
+        self.reused_plies += other.reused_plies;
         self.resign_on |= other.resign_on;
         self.resigned += other.resigned;
         self.played_out += other.played_out;

@@ -191,7 +191,11 @@ pub fn run<E: Encode>(
                 )
             })?;
             anyhow::ensure!(meta.shape == shape, "network shape changed while loading");
-            eprintln!("resuming {} from generation {g}", dir.root.display());
+            eprintln!(
+                "resuming {}: generation {g} is the last completed, continuing with {}",
+                dir.root.display(),
+                g + 1
+            );
             restore_metrics::<E>(&dir, g)?;
             g
         }
@@ -397,6 +401,12 @@ fn generation<E: Encode>(
         resign_threshold,
     )?;
     let selfplay_secs = t0.elapsed().as_secs_f64();
+    // Rates over what this invocation played: after a resume, games read
+    // back from disk took no time here (null when all were reused). The
+    // CPU time of an interrupted invocation is not recorded anywhere, so
+    // `cpu_seconds` counts this invocation only.
+    let played_rate =
+        |amount: f64| (sp.games > sp.reused_games).then(|| amount / selfplay_secs.max(1e-9));
 
     let t1 = Instant::now();
     let records = load_window::<E>(&dir.replay(), g, config.training.replay_window)?;
@@ -494,7 +504,8 @@ fn generation<E: Encode>(
         "selfplay_positions": sp.positions,
         "selfplay_plies": sp.plies,
         "selfplay_seconds": selfplay_secs,
-        "positions_per_second": sp.plies as f64 / selfplay_secs.max(1e-9),
+        "selfplay_reused_games": sp.reused_games,
+        "positions_per_second": played_rate((sp.plies - sp.reused_plies) as f64),
         "replay_games": records.len(),
         "replay_samples": samples.len(),
         "train_steps": loss.steps,
@@ -513,7 +524,7 @@ fn generation<E: Encode>(
         "elo_upper": elo(|m| m.upper),
         "cpu_seconds": cpu_secs,
         "cpu_seconds_total": cpu_total,
-        "games_per_hour": games.len() as f64 * 3600.0 / selfplay_secs.max(1e-9),
+        "games_per_hour": played_rate((games.len() - sp.reused_games) as f64 * 3600.0),
         "policy_entropy": loss.policy_entropy,
         "policy_target_entropy": mean_target_entropy(&games),
         "train_samples_total": trained_before + (loss.steps * t.batch_size) as u64,
@@ -711,19 +722,30 @@ fn selfplay_generation<E: Encode>(
             next_part = part + 1;
         }
     }
+    let reused_plies = games.iter().map(|r| r.actions.len()).sum();
     let mut stats = selfplay::SelfPlayStats {
         games: games.len(),
         positions: games.iter().map(|r| r.recorded()).sum(),
-        plies: games.iter().map(|r| r.actions.len()).sum(),
+        plies: reused_plies,
         evaluations: 0,
+        reused_games: games.len(),
+        reused_plies,
         ..Default::default()
     };
+    if !games.is_empty() && options.progress {
+        eprintln!(
+            "generation {g}: reusing {} self-play games already on disk",
+            games.len()
+        );
+    }
     let pb = bar(
         options,
         sp.games_per_generation as u64,
         &format!("selfplay g{g}"),
     );
     pb.set_position(games.len() as u64);
+    // The reused games took no time now: keep them out of the estimate.
+    pb.reset_eta();
     while games.len() < sp.games_per_generation {
         let n = sp
             .games_per_chunk
