@@ -35,6 +35,18 @@ fn lokizero(args: &[&str]) -> std::process::Output {
     Command::new(BIN).args(args).output().expect("run lokizero")
 }
 
+/// `lokizero train --config CONFIG --run-dir RUN --quiet`.
+fn train(config: &str, run: &Path) -> std::process::Output {
+    lokizero(&[
+        "train",
+        "--config",
+        config,
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--quiet",
+    ])
+}
+
 fn write_config(dir: &Path, text: &str) -> String {
     let path = dir.join("tiny.toml");
     std::fs::write(&path, text).unwrap();
@@ -46,14 +58,7 @@ fn trains_exports_reloads_and_plays() {
     let tmp = tempfile::tempdir().unwrap();
     let config = write_config(tmp.path(), TINY);
     let run = tmp.path().join("run");
-    let out = lokizero(&[
-        "train",
-        "--config",
-        &config,
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let out = train(&config, &run);
     assert!(
         out.status.success(),
         "train failed: {}",
@@ -97,14 +102,7 @@ fn trains_exports_reloads_and_plays() {
     assert_eq!(total, 2);
 
     // Re-running the finished run does no more work and keeps every bundle.
-    let out = lokizero(&[
-        "train",
-        "--config",
-        &config,
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let out = train(&config, &run);
     assert!(out.status.success());
     assert_eq!(
         std::fs::read_to_string(run.join("metrics.jsonl")).unwrap(),
@@ -233,14 +231,7 @@ fn resignation_and_learning_metrics_are_logged_per_generation() {
         .replace("value_hidden = 16\n", "value_hidden = 16\nmoves_left = true\n");
     let config = write_config(tmp.path(), &text);
     let run = tmp.path().join("run");
-    let out = lokizero(&[
-        "train",
-        "--config",
-        &config,
-        "--run-dir",
-        run.to_str().unwrap(),
-        "--quiet",
-    ]);
+    let out = train(&config, &run);
     assert!(
         out.status.success(),
         "train failed: {}",
@@ -294,17 +285,7 @@ fn a_resumed_generation_marks_its_reused_self_play() {
     let tmp = tempfile::tempdir().unwrap();
     let config = write_config(tmp.path(), TINY);
     let run = tmp.path().join("run");
-    let train = || {
-        lokizero(&[
-            "train",
-            "--config",
-            &config,
-            "--run-dir",
-            run.to_str().unwrap(),
-            "--quiet",
-        ])
-    };
-    assert!(train().status.success());
+    assert!(train(&config, &run).status.success());
     // As if killed after generation 2's self-play was written but before
     // its training finished: drop its checkpoint and metrics line.
     std::fs::remove_dir_all(run.join("checkpoints/gen-000002")).unwrap();
@@ -312,7 +293,7 @@ fn a_resumed_generation_marks_its_reused_self_play() {
     let text = std::fs::read_to_string(&metrics).unwrap();
     let first = text.lines().next().unwrap().to_string();
     std::fs::write(&metrics, format!("{first}\n")).unwrap();
-    let out = train();
+    let out = train(&config, &run);
     assert!(
         out.status.success(),
         "{}",

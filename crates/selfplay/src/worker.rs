@@ -219,6 +219,10 @@ const CAP_SEED_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
 
 impl<G: Game> Slot<G> {
     fn new(start: &G, search: &SearchConfig, config: &SelfPlayConfig, seed: u64) -> Self {
+        let mut cap_rng = SmallRng::seed_from_u64(seed ^ CAP_SEED_SALT);
+        // Drawn from `cap_rng` only when resignation is on, so runs without
+        // it keep their playout-cap draws.
+        let played_out = !config.resign || cap_rng.random::<f32>() < config.resign_playout_fraction;
         let mut slot = Slot {
             game: start.clone(),
             tree: Mcts::new(start.clone(), search),
@@ -230,17 +234,12 @@ impl<G: Game> Slot<G> {
                 ply_capped: false,
             },
             rng: SmallRng::seed_from_u64(seed),
-            cap_rng: SmallRng::seed_from_u64(seed ^ CAP_SEED_SALT),
+            cap_rng,
             forced: start.legal_vec().len() == 1,
             full: true,
             target: config.simulations,
-            resign: ResignTracker::new(true, config.resign_consecutive),
+            resign: ResignTracker::new(!played_out, config.resign_consecutive),
         };
-        // Drawn from `cap_rng` only when resignation is on, so runs without
-        // it keep their playout-cap draws.
-        let played_out =
-            !config.resign || slot.cap_rng.random::<f32>() < config.resign_playout_fraction;
-        slot.resign = ResignTracker::new(!played_out, config.resign_consecutive);
         slot.begin_move(config);
         slot
     }
