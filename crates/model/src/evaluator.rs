@@ -15,14 +15,21 @@ use burn::tensor::{Device, Tensor, TensorData};
 use encoding::Encode;
 use search::{Evaluator, Wdl};
 
+use crate::fused::FusedNet;
 use crate::net::{Net, MOVES_LEFT_SCALE};
 
 /// Evaluates batches of positions of game `E` with a [`Net`] in inference
 /// mode. The input buffer is reused across calls, so the hot path does not
 /// allocate per position.
+///
+/// On the CPU (burn's flex device) the forward pass runs on the
+/// [`FusedNet`] form of the same weights (4-5x faster here, see
+/// `docs/benchmarks.md`); on other devices, or with
+/// [`NetEvaluator::new_burn`], through burn.
 pub struct NetEvaluator<E: Encode> {
     net: Net,
     device: Device,
+    fused: Option<FusedNet>,
     input: Vec<f32>,
     /// Positions evaluated so far (for throughput figures).
     pub evaluated: u64,
@@ -48,12 +55,26 @@ pub fn discount_wdl(wdl: Wdl, plies_left: f32, gamma: f32) -> Wdl {
 
 impl<E: Encode> NetEvaluator<E> {
     /// Wrap `net` (switched to inference mode: batch norm uses its running
-    /// statistics) for evaluation on `device`.
+    /// statistics) for evaluation on `device`; on the CPU through the
+    /// [`FusedNet`] path.
     pub fn new(net: Net, device: Device) -> Self {
+        let mut eval = Self::new_burn(net, device);
+        if eval.device == Device::flex() {
+            let board = [E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH];
+            // A net that cannot be converted (not one of ours) stays on burn.
+            eval.fused = FusedNet::from_net(&eval.net, board).ok();
+        }
+        eval
+    }
+
+    /// Like [`Self::new`] but always through burn's backend for `device`
+    /// (for comparisons and the equivalence tests).
+    pub fn new_burn(net: Net, device: Device) -> Self {
         let net = net.valid().to_device(&device.clone().without_autodiff());
         NetEvaluator {
             net,
             device: device.without_autodiff(),
+            fused: None,
             input: Vec::new(),
             evaluated: 0,
             moves_left_discount: DEFAULT_MOVES_LEFT_DISCOUNT,
@@ -75,6 +96,11 @@ impl<E: Encode> NetEvaluator<E> {
         &self.moves_left
     }
 
+    /// Whether the forward pass runs on the [`FusedNet`] path.
+    pub fn is_fused(&self) -> bool {
+        self.fused.is_some()
+    }
+
     /// Run the network on `positions`: returns (policy logits `[B * P*H*W]`,
     /// WDL probabilities `[B]`).
     pub fn forward(&mut self, positions: &[&E]) -> (Vec<f32>, Vec<Wdl>) {
@@ -84,6 +110,21 @@ impl<E: Encode> NetEvaluator<E> {
         for (chunk, p) in self.input.chunks_exact_mut(n).zip(positions) {
             p.encode(chunk);
         }
+        self.evaluated += b as u64;
+        match &self.fused {
+            Some(fused) => {
+                let out = fused.forward(&self.input);
+                self.moves_left = out.moves_left;
+                self.moves_left.iter_mut().for_each(|m| *m *= MOVES_LEFT_SCALE);
+                let wdl = out.value.chunks_exact(3).map(softmax3).collect();
+                (out.policy, wdl)
+            }
+            None => self.forward_burn(b),
+        }
+    }
+
+    /// The burn forward pass on the first `b` encoded positions of `input`.
+    fn forward_burn(&mut self, b: usize) -> (Vec<f32>, Vec<Wdl>) {
         let data = TensorData::new(
             self.input.clone(),
             [b, E::INPUT_PLANES, E::HEIGHT, E::WIDTH],
@@ -103,9 +144,16 @@ impl<E: Encode> NetEvaluator<E> {
             .chunks_exact(3)
             .map(|c| [c[0], c[1], c[2]])
             .collect();
-        self.evaluated += b as u64;
         (logits, wdl)
     }
+}
+
+/// Softmax of three WDL logits.
+fn softmax3(logits: &[f32]) -> Wdl {
+    let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let e = [0, 1, 2].map(|i| (logits[i] - max).exp());
+    let sum = e[0] + e[1] + e[2];
+    e.map(|v| v / sum)
 }
 
 /// Softmax of `logits[index(a)]` over the legal actions, written to `out`.

@@ -3,6 +3,8 @@
 //!
 //! - [`net`]: residual CNN with a convolutional per-square policy head and
 //!   a WDL value head.
+//! - [`fused`]: [`FusedNet`], the CPU inference form of a trained net
+//!   (batch norm folded, channels-last, one gemm per layer).
 //! - [`evaluator`]: [`NetEvaluator`], batched inference behind
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
@@ -13,9 +15,11 @@ pub mod atomic;
 pub mod bundle;
 pub mod device;
 pub mod evaluator;
+pub mod fused;
 pub mod net;
 
 pub use bundle::{load_bundle, save_bundle, BundleError, BundleMeta};
 pub use device::device_from_name;
 pub use evaluator::NetEvaluator;
+pub use fused::{FusedError, FusedNet, FusedOutput};
 pub use net::{Net, NetOutput, NetShape, MOVES_LEFT_SCALE};

@@ -84,8 +84,8 @@ fn conv(input: usize, output: usize, kernel: usize, device: &Device) -> Conv2d {
 /// Conv + batch norm + optional ReLU.
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    bn: BatchNorm,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
 }
 
 impl ConvBn {
@@ -104,8 +104,8 @@ impl ConvBn {
 /// One residual block: `relu(x + bn(conv(relu(bn(conv(x))))))`.
 #[derive(Module, Debug)]
 pub struct ResBlock {
-    first: ConvBn,
-    second: ConvBn,
+    pub(crate) first: ConvBn,
+    pub(crate) second: ConvBn,
 }
 
 impl ResBlock {
@@ -118,14 +118,14 @@ impl ResBlock {
 /// The policy/value network.
 #[derive(Module, Debug)]
 pub struct Net {
-    stem: ConvBn,
-    blocks: Vec<ResBlock>,
-    policy_hidden: ConvBn,
-    policy_out: Conv2d,
-    value_conv: ConvBn,
-    value_fc: Linear,
-    value_out: Linear,
-    moves_left_out: Option<Linear>,
+    pub(crate) stem: ConvBn,
+    pub(crate) blocks: Vec<ResBlock>,
+    pub(crate) policy_hidden: ConvBn,
+    pub(crate) policy_out: Conv2d,
+    pub(crate) value_conv: ConvBn,
+    pub(crate) value_fc: Linear,
+    pub(crate) value_out: Linear,
+    pub(crate) moves_left_out: Option<Linear>,
 }
 
 /// The outputs of [`Net::forward_all`].

@@ -122,15 +122,11 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
     }
     let what: Vec<&str> = args.what.split(',').map(str::trim).collect();
     if what.contains(&"net") {
-        let mut eval = NetEvaluator::<G>::new(net.clone(), device.clone());
-        for &b in &args.batches {
-            let batch: Vec<&G> = positions.iter().cycle().take(b).collect();
-            let rate = timed_loop(args.seconds, || {
-                eval.forward(&batch);
-                b as u64
-            });
-            println!("net inference batch {b:>4}: {rate:>10.0} positions/s");
+        let eval = NetEvaluator::<G>::new(net.clone(), device.clone());
+        if eval.is_fused() {
+            bench_net("fused", eval, args, &positions);
         }
+        bench_net("burn", NetEvaluator::<G>::new_burn(net.clone(), device.clone()), args, &positions);
     }
     if what.contains(&"train") {
         bench_train::<G>(args, config, &net, device, &positions, &mut rng);
@@ -142,6 +138,19 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
         bench_selfplay::<G>(args, config, &net, device, &shape);
     }
     Ok(())
+}
+
+/// Inference positions/s per batch size (encoding included), printed as
+/// `net inference (PATH) batch B: R positions/s`.
+fn bench_net<G: Encode>(path: &str, mut eval: NetEvaluator<G>, args: &BenchArgs, positions: &[G]) {
+    for &b in &args.batches {
+        let batch: Vec<&G> = positions.iter().cycle().take(b).collect();
+        let rate = timed_loop(args.seconds, || {
+            eval.forward(&batch);
+            b as u64
+        });
+        println!("net inference ({path}) batch {b:>4}: {rate:>10.0} positions/s");
+    }
 }
 
 fn bench_train<G: Encode>(

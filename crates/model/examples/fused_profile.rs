@@ -1,0 +1,30 @@
+//! Profile helper: runs only the fused forward pass of a fresh network on
+//! random inputs. `cargo run --release -p model --example fused_profile -- C P H W F BLOCKS BATCH SECONDS TARGET_ROWS`
+use burn::tensor::Device;
+use model::{FusedNet, Net, NetShape};
+use std::time::Instant;
+
+fn main() {
+    let a: Vec<usize> = std::env::args().skip(1).map(|x| x.parse().expect("number")).collect();
+    let shape = NetShape {
+        input_planes: a[0],
+        policy_planes: a[1],
+        height: a[2],
+        width: a[3],
+        filters: a[4],
+        blocks: a[5],
+        value_hidden: 64,
+        moves_left: false,
+    };
+    let (batch, seconds) = (a[6], a[7] as f64);
+    let net = Net::new(&shape, &Device::flex());
+    let fused = FusedNet::from_net(&net, [a[0], a[1], a[2], a[3]]).expect("fused").with_target_rows(a[8]);
+    let input: Vec<f32> = (0..batch * shape.input_len()).map(|i| (i % 7) as f32 * 0.1).collect();
+    let t = Instant::now();
+    let mut n = 0;
+    while t.elapsed().as_secs_f64() < seconds {
+        std::hint::black_box(fused.forward(&input));
+        n += batch;
+    }
+    println!("{:.0} positions/s", n as f64 / t.elapsed().as_secs_f64());
+}

@@ -1,0 +1,107 @@
+//! The fused CPU inference path ([`model::FusedNet`], used by
+//! `NetEvaluator::new` on the CPU) gives burn's outputs within float
+//! rounding, on every shipped bundle (trained weights: batch-norm statistics
+//! far from the identity) and on a fresh net with the moves-left head.
+
+use std::path::Path;
+
+use burn::tensor::Device;
+use encoding::Encode;
+use model::bundle::load_bundle;
+use model::{Net, NetEvaluator, NetShape};
+use rules::{Game, Hnefatafl, Loki, Losers, Shakti, Viking};
+
+/// Positions along a few pseudo-random games from the start (a fixed
+/// linear congruential sequence picks the actions), up to `count` of them.
+fn positions<G: Game>(count: usize) -> Vec<G> {
+    let mut out = Vec::new();
+    let mut seed: u64 = 12345;
+    let mut legal = Vec::new();
+    while out.len() < count {
+        let mut g = G::start();
+        for _ in 0..40 {
+            if g.outcome().is_some() {
+                break;
+            }
+            out.push(g.clone());
+            g.legal_actions(&mut legal);
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            let pick = (seed >> 33) as usize % legal.len();
+            g.play(legal[pick]);
+        }
+    }
+    out.truncate(count);
+    out
+}
+
+/// Largest difference between the two paths over a batch of `n` positions:
+/// (policy logits, WDL probabilities, plies left).
+fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
+    let device = Device::flex();
+    let mut fused = NetEvaluator::<G>::new(net.clone(), device.clone());
+    let mut burn = NetEvaluator::<G>::new_burn(net.clone(), device);
+    assert!(fused.is_fused() && !burn.is_fused());
+    let games = positions::<G>(n);
+    let refs: Vec<&G> = games.iter().collect();
+    let (pf, vf) = fused.forward(&refs);
+    let (pb, vb) = burn.forward(&refs);
+    assert_eq!((pf.len(), vf.len()), (pb.len(), vb.len()));
+    assert_eq!(pf.len(), n * G::policy_len());
+    let diff = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+    let wdl = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<_>>();
+    let ml = diff(fused.last_moves_left(), burn.last_moves_left());
+    assert_eq!(fused.last_moves_left().len(), burn.last_moves_left().len());
+    (diff(&pf, &pb), diff(&wdl(&vf), &wdl(&vb)), ml)
+}
+
+fn check_bundle<G: Game + Encode>(variant: &str) {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models").join(variant);
+    let (net, _) = load_bundle::<G>(&dir, &Device::flex()).expect("shipped bundle loads");
+    // 37 positions: chunks of unequal size, and one of a single position.
+    for n in [1, 37] {
+        let (policy, wdl, _) = max_difference::<G>(&net, n);
+        assert!(policy < 1e-3 && wdl < 1e-4, "{variant} batch {n}: policy {policy}, wdl {wdl}");
+    }
+}
+
+#[test]
+fn shakti_bundle() {
+    check_bundle::<Shakti>("shakti");
+}
+
+#[test]
+fn losers_bundle() {
+    check_bundle::<Losers>("losers");
+}
+
+#[test]
+fn viking_bundle() {
+    check_bundle::<Viking>("viking");
+}
+
+#[test]
+fn hnefatafl_bundle() {
+    check_bundle::<Hnefatafl>("hnefatafl");
+}
+
+#[test]
+fn loki_bundle() {
+    check_bundle::<Loki>("loki");
+}
+
+#[test]
+fn moves_left_head_matches() {
+    let shape = NetShape {
+        input_planes: Shakti::INPUT_PLANES,
+        policy_planes: Shakti::POLICY_PLANES,
+        height: Shakti::HEIGHT,
+        width: Shakti::WIDTH,
+        blocks: 2,
+        filters: 16,
+        value_hidden: 32,
+        moves_left: true,
+    };
+    let net = Net::new(&shape, &Device::flex());
+    let (policy, wdl, plies) = max_difference::<Shakti>(&net, 20);
+    assert!(policy < 1e-3 && wdl < 1e-4 && plies < 1e-2, "{policy} {wdl} {plies}");
+}
