@@ -20,7 +20,10 @@ pub mod uci_client;
 pub use elo::EloEstimate;
 pub use game::{play_game, Forfeit, GameResult};
 pub use greedy::{GreedyPlayer, Heuristic};
-pub use matches::{play_match, run_match, MatchGame, MatchReport, MatchSettings, Wdl};
+pub use matches::{
+    play_match, random_opening, run_match, tally_by_side, MatchGame, MatchReport, MatchSettings,
+    Wdl,
+};
 pub use player::{Budget, MctsPlayer, Player, RandomPlayer};
 pub use spec::{PlayerFactory, PlayerSpec};
 pub use sprt::{SprtConfig, SprtDecision, SprtState};

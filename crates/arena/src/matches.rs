@@ -131,6 +131,15 @@ pub fn tally(played: &[MatchGame]) -> Wdl {
     wdl
 }
 
+/// W/D/L of A split by side: (games A moved first, games A moved second).
+/// A variant whose sides differ (tafl attackers and defenders) can be
+/// strong as one and weak as the other; the total hides it.
+pub fn tally_by_side(played: &[MatchGame]) -> (Wdl, Wdl) {
+    let (first, second): (Vec<MatchGame>, Vec<MatchGame>) =
+        played.iter().cloned().partition(|g| g.a_first);
+    (tally(&first), tally(&second))
+}
+
 /// A start position `plies` uniformly random actions from the standard
 /// start, drawn from `seed`; a game that would end during the opening is
 /// redrawn (up to 20 times), then the longest non-terminal prefix is used.

@@ -267,6 +267,18 @@ fn bench_selfplay<G: Encode>(
         "self-play time outside the network: {:.1} %",
         100.0 * (1.0 - net_share)
     );
+    if let Some(kib) = peak_resident_kib() {
+        // With `--what selfplay` alone this is the self-play worker's peak.
+        println!("peak resident memory of this process: {:.0} MiB", kib as f64 / 1024.0);
+    }
+}
+
+/// The process's peak resident set size in KiB (`VmHWM` of
+/// `/proc/self/status`; `None` where that file does not exist).
+fn peak_resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 /// Write a fixed batch's input and the network's raw outputs as JSON.

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
-use arena::{play_match, MctsPlayer, Player, RandomPlayer};
+use arena::{play_match, random_opening, tally_by_side, MctsPlayer, Player, RandomPlayer, Wdl};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant};
@@ -86,7 +86,7 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
         Some(load_bundle::<G>(&PathBuf::from(&args.vs), &device)?.0)
     };
     let (name_a, name_b) = (args.model.display().to_string(), args.vs.clone());
-    let (wdl, _) = play_match::<G, _, _>(
+    let (wdl, played) = play_match::<G, _, _>(
         args.games,
         args.concurrency,
         args.ply_cap,
@@ -104,40 +104,28 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
             None => Box::new(RandomPlayer::new(args.seed.wrapping_mul(31) ^ i as u64)),
         },
     );
+    let (as_first, as_second) = tally_by_side(&played);
+    let side = |w: &Wdl| serde_json::json!({"wins": w.wins, "draws": w.draws, "losses": w.losses});
     if args.json {
         let summary = serde_json::json!({
             "variant": G::VARIANT.as_str(), "a": name_a, "b": name_b, "games": wdl.games(),
             "wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses,
+            "as_first": side(&as_first), "as_second": side(&as_second),
             "score": wdl.score(), "win_rate": wdl.win_rate(), "simulations": args.simulations,
             "contempt": args.contempt, "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
         });
         println!("{summary}");
     } else {
+        let short = |w: &Wdl| format!("+{} ={} -{}", w.wins, w.draws, w.losses);
         println!(
-            "{name_a} vs {name_b}: +{} ={} -{} ({} games, score {:.1}%, wins {:.1}%)",
-            wdl.wins,
-            wdl.draws,
-            wdl.losses,
+            "{name_a} vs {name_b}: {} ({} games, score {:.1}%, wins {:.1}%; moving first {}, second {})",
+            short(&wdl),
             wdl.games(),
             100.0 * wdl.score(),
-            100.0 * wdl.win_rate()
+            100.0 * wdl.win_rate(),
+            short(&as_first),
+            short(&as_second),
         );
     }
     Ok(())
-}
-
-/// The start position followed by `plies` uniformly random legal actions
-/// (stopping early if the game ends).
-fn random_opening<G: rules::Game>(plies: u32, seed: u64) -> G {
-    use rand::{Rng, SeedableRng};
-    let mut rng = rand::rngs::SmallRng::seed_from_u64(seed);
-    let mut game = G::start();
-    for _ in 0..plies {
-        let legal = game.legal_vec();
-        if legal.is_empty() || game.outcome().is_some() {
-            break;
-        }
-        game.play(legal[rng.random_range(0..legal.len())]);
-    }
-    game
 }
