@@ -23,7 +23,7 @@ use crate::net::{Net, MOVES_LEFT_SCALE};
 /// allocate per position.
 ///
 /// On the CPU (burn's flex device) the forward pass runs on the
-/// [`FusedNet`] form of the same weights (4-5x faster here, see
+/// [`FusedNet`] form of the same weights (3-4x faster than burn flex here, see
 /// `docs/benchmarks.md`); on other devices, or with
 /// [`NetEvaluator::new_burn`], through burn.
 pub struct NetEvaluator<E: Encode> {

@@ -20,9 +20,10 @@
 //!   (NHWC), so a 1x1 convolution is one matrix product and a 3x3 one is an
 //!   im2col copy (`[rows, 9 * C_in]`, zero rows outside the board = "same"
 //!   padding) followed by one product with the `[9 * C_in, C_out]` weights;
-//! - the bias enters the product as one more weight row (im2col rows end
-//!   in a constant 1), the residual as the product's starting value, so
-//!   only the ReLU takes a pass over the output;
+//! - the bias enters the 3x3 products as one more weight row (im2col rows
+//!   end in a constant 1), the residual as the product's starting value
+//!   (one copy), so besides the product only the ReLU takes a pass over
+//!   the output;
 //! - a batch is cut into chunks of about [`TARGET_ROWS`] rows, one chunk
 //!   per rayon task, each running the whole network with its thread's
 //!   reusable scratch buffers (activations stay in cache; no allocation per
@@ -41,8 +42,9 @@ use rayon::prelude::*;
 use crate::net::{ConvBn, Net, NetShape};
 
 /// Rows (positions x squares) per chunk: a few hundred rows keep the im2col
-/// buffer (`rows * 9 * F` floats) within the L2 cache for F = 32..64 while
-/// each matrix product is still large enough for the gemm kernels.
+/// buffer (`rows * 9 * F` floats, 0.6 MB for F = 32) in the L2 cache while
+/// each matrix product is still large enough for the gemm kernels
+/// (128..2048 measured alike within noise on the 2-core machine).
 pub const TARGET_ROWS: usize = 512;
 
 /// Why a [`Net`] could not be converted.
@@ -299,13 +301,13 @@ impl FusedConv {
     }
 }
 
-/// An im2col buffer and the `(rows, C_in)` its zero padding was laid out
-/// for: off-board taps stay zero between calls of the same geometry, so
-/// only on-board taps are copied.
+/// An im2col buffer and the `(positions, H, W, C_in)` its zero padding was
+/// laid out for: off-board taps stay zero between calls of the same
+/// geometry, so only on-board taps are copied.
 #[derive(Default)]
 struct Im2col {
     data: Vec<f32>,
-    layout: (usize, usize),
+    layout: (usize, usize, usize, usize),
 }
 
 /// im2col for a 3x3 "same" convolution: row `r` of `col` holds the 9
@@ -315,11 +317,12 @@ struct Im2col {
 fn im2col3x3(grid: Grid, cin: usize, src: &[f32], col: &mut Im2col) {
     let (h, w, sq) = (grid.height, grid.width, grid.squares());
     let stride = 9 * cin + 1;
-    if col.layout != (grid.rows(), cin) {
+    let layout = (grid.positions, h, w, cin);
+    if col.layout != layout {
         col.data.clear();
         col.data.resize(grid.rows() * stride, 0.0);
         col.data.chunks_exact_mut(stride).for_each(|row| row[9 * cin] = 1.0);
-        col.layout = (grid.rows(), cin);
+        col.layout = layout;
     }
     for b in 0..grid.positions {
         for y in 0..h {
@@ -355,6 +358,13 @@ impl FusedDense {
     }
 }
 
+/// Whether every block maps `filters` channels to `filters`.
+fn blocks_fit(blocks: &[(FusedConv, FusedConv)], filters: usize) -> bool {
+    blocks.iter().all(|(a, b)| {
+        a.cin == filters && a.cout == filters && b.cin == filters && b.cout == filters
+    })
+}
+
 /// Softplus `ln(1 + e^x)` (burn's with beta 1), stable for large `x`.
 fn softplus(x: f32) -> f32 {
     if x > 20.0 {
@@ -385,7 +395,7 @@ impl FusedNet {
                     fuse_conv_bn(&b.second, &format!("block {i} second"))?,
                 ))
             })
-            .collect::<Result<_, FusedError>>()?;
+            .collect::<Result<Vec<_>, FusedError>>()?;
         let stem = fuse_conv_bn(&net.stem, "stem")?;
         let value_fc = fuse_dense(&net.value_fc, "value fc")?;
         let shape = NetShape {
@@ -400,6 +410,25 @@ impl FusedNet {
         };
         let value_conv = fuse_conv_bn(&net.value_conv, "value conv")?;
         let policy_out = fuse_conv(&net.policy_out, None, "policy out")?;
+        let policy_hidden = fuse_conv_bn(&net.policy_hidden, "policy hidden")?;
+        let value_out = fuse_dense(&net.value_out, "value out")?;
+        let moves_left_out = net
+            .moves_left_out
+            .as_ref()
+            .map(|l| fuse_dense(l, "moves left"))
+            .transpose()?;
+        let f = stem.cout;
+        let trunk_fits = blocks_fit(&blocks, f) && policy_hidden.cin == f && value_conv.cin == f;
+        let heads_fit = policy_out.cin == policy_hidden.cout
+            && value_out.din == value_fc.dout
+            && value_out.dout == 3
+            && moves_left_out.as_ref().is_none_or(|m| m.din == value_fc.dout && m.dout == 1);
+        if !trunk_fits || !heads_fit || height * width == 0 {
+            return Err(FusedError::Weights {
+                layer: "trunk / heads".to_string(),
+                problem: "the layers' channel counts do not chain".to_string(),
+            });
+        }
         if stem.cin != input_planes
             || policy_out.cout != policy_planes
             || value_fc.din != value_conv.cout * height * width {
@@ -412,16 +441,12 @@ impl FusedNet {
             shape,
             stem,
             blocks,
-            policy_hidden: fuse_conv_bn(&net.policy_hidden, "policy hidden")?,
+            policy_hidden,
             policy_out,
             value_conv,
             value_fc,
-            value_out: fuse_dense(&net.value_out, "value out")?,
-            moves_left_out: net
-                .moves_left_out
-                .as_ref()
-                .map(|l| fuse_dense(l, "moves left"))
-                .transpose()?,
+            value_out,
+            moves_left_out,
             target_rows: TARGET_ROWS,
         })
     }
@@ -438,8 +463,9 @@ impl FusedNet {
         &self.shape
     }
 
-    /// Positions per chunk for a batch of `batch`: about [`TARGET_ROWS`]
-    /// rows, but at least one chunk per thread when the batch allows.
+    /// Positions per chunk for a batch of `batch`: about `target_rows`
+    /// rows ([`TARGET_ROWS`] by default), and at most `batch / threads`
+    /// (rounded up) so the threads share a small batch.
     fn chunk_positions(&self, batch: usize) -> usize {
         let by_rows = (self.target_rows / (self.shape.height * self.shape.width)).max(1);
         let per_thread = batch.div_ceil(rayon::current_num_threads().max(1));

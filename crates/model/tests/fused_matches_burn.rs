@@ -57,7 +57,7 @@ fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
 fn check_bundle<G: Game + Encode>(variant: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models").join(variant);
     let (net, _) = load_bundle::<G>(&dir, &Device::flex()).expect("shipped bundle loads");
-    // 37 positions: chunks of unequal size, and one of a single position.
+    // 37 positions: a short last chunk (chunks of up to 512 / squares).
     for n in [1, 37] {
         let (policy, wdl, _) = max_difference::<G>(&net, n);
         assert!(policy < 1e-3 && wdl < 1e-4, "{variant} batch {n}: policy {policy}, wdl {wdl}");
@@ -104,4 +104,39 @@ fn moves_left_head_matches() {
     let net = Net::new(&shape, &Device::flex());
     let (policy, wdl, plies) = max_difference::<Shakti>(&net, 20);
     assert!(policy < 1e-3 && wdl < 1e-4 && plies < 1e-2, "{policy} {wdl} {plies}");
+}
+
+/// Two boards whose chunks have the same number of rows (6x6 x 9 = 9x9 x 4
+/// = 324) run one after the other on the same thread: each must lay out
+/// its own zero padding, not reuse the other's im2col buffer.
+#[test]
+fn boards_with_equal_rows_do_not_share_padding() {
+    use burn::module::Module;
+    use burn::tensor::{Tensor, TensorData};
+    use model::FusedNet;
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let device = Device::flex();
+    for (h, w, batch) in [(6, 6, 9), (9, 9, 4), (6, 6, 9)] {
+        let shape = NetShape {
+            input_planes: 3,
+            policy_planes: 2,
+            height: h,
+            width: w,
+            blocks: 1,
+            filters: 8,
+            value_hidden: 8,
+            moves_left: false,
+        };
+        let net = Net::new(&shape, &device);
+        let fused = FusedNet::from_net(&net, [3, 2, h, w]).unwrap().with_target_rows(324);
+        let input: Vec<f32> = (0..batch * shape.input_len())
+            .map(|i| ((i * 37) % 11) as f32 / 10.0 - 0.5)
+            .collect();
+        let out = pool.install(|| fused.forward(&input));
+        let data = TensorData::new(input, [batch, 3, h, w]);
+        let reference = net.valid().forward_all(Tensor::<4>::from_data(data, &device));
+        let policy = reference.policy.into_data().try_into_vec::<f32>().unwrap();
+        let diff = out.policy.iter().zip(&policy).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        assert!(diff < 1e-4, "{h}x{w}: policy differs by {diff}");
+    }
 }
