@@ -305,3 +305,26 @@ fn export_never_replaces_what_is_not_a_bundle() {
         "no temporary files left beside it: {names:?}"
     );
 }
+
+/// Bench and play arguments that cannot be measured or played are refused
+/// with a message naming the option (no panic, nothing run).
+#[test]
+fn bad_bench_and_play_arguments_are_refused() {
+    let shakti = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/shakti");
+    let shakti = shakti.to_str().unwrap();
+    let cases: [(&[&str], &str); 6] = [
+        (&["bench", "--variant", "shakti", "--seconds", "nan"], "--seconds"),
+        (&["bench", "--variant", "shakti", "--batches", "0"], "--batches"),
+        (&["bench", "--variant", "shakti", "--what", "net,bogus"], "unknown measurement \"bogus\""),
+        (&["play", "--model", shakti, "--vs", "randm"], "neither `random` nor a bundle"),
+        (&["play", "--model", shakti, "--simulations", "0"], "--simulations"),
+        (&["play", "--model", shakti, "--contempt", "inf"], "--contempt"),
+    ];
+    for (args, expected) in cases {
+        let out = lokizero(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+}

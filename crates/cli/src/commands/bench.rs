@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 use burn::tensor::Device;
 use clap::Args;
 use encoding::Encode;
@@ -33,7 +33,8 @@ pub struct BenchArgs {
     /// Use the weights of this bundle instead of a fresh network.
     #[arg(long)]
     model: Option<PathBuf>,
-    /// What to measure: comma-separated from net, train, search, selfplay.
+    /// What to measure: comma-separated from net, train, search, selfplay
+    /// (or none, with --export-bundle / --reference-out).
     #[arg(long, default_value = "net,train,search,selfplay")]
     what: String,
     /// Seconds per measurement.
@@ -42,7 +43,8 @@ pub struct BenchArgs {
     /// Batch sizes for network inference.
     #[arg(long, default_value = "1,16,64,256", value_delimiter = ',')]
     batches: Vec<usize>,
-    /// Backend: cpu or cuda.
+    /// Backend: cpu (burn flex; inference also timed on the fused path),
+    /// ndarray or cuda (each needs a build with that feature).
     #[arg(long, default_value = "cpu")]
     device: String,
     /// Write the network input/output of a fixed batch of 4 positions as
@@ -56,7 +58,25 @@ pub struct BenchArgs {
 }
 
 /// Run the benchmarks and print one line per figure.
+/// Measurements `--what` accepts.
+const MEASUREMENTS: [&str; 5] = ["net", "train", "search", "selfplay", "none"];
+
+/// Refuse arguments that would measure nothing or cannot be timed.
+fn check_args(args: &BenchArgs) -> Result<()> {
+    if !(args.seconds.is_finite() && (0.0..=86_400.0).contains(&args.seconds)) {
+        bail!("--seconds must be from 0 to 86400, got {}", args.seconds);
+    }
+    if let Some(b) = args.batches.iter().find(|&&b| b == 0 || b > 65_536) {
+        bail!("--batches: batch sizes must be from 1 to 65536, got {b}");
+    }
+    if let Some(w) = args.what.split(',').map(str::trim).find(|w| !MEASUREMENTS.contains(w)) {
+        bail!("--what: unknown measurement {w:?}; expected a comma-separated list from {}", MEASUREMENTS.join(", "));
+    }
+    Ok(())
+}
+
 pub fn run(args: BenchArgs) -> Result<()> {
+    check_args(&args)?;
     let config_path = args
         .config
         .clone()

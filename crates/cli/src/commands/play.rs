@@ -78,6 +78,15 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
+    if args.simulations == 0 {
+        bail!("--simulations must be at least 1");
+    }
+    if !args.contempt.is_finite() {
+        bail!("--contempt must be a finite number, got {}", args.contempt);
+    }
+    if args.vs != "random" && !PathBuf::from(&args.vs).is_dir() {
+        bail!("--vs {:?} is neither `random` nor a bundle folder", args.vs);
+    }
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
     let (net_a, _) = load_bundle::<G>(&args.model, &device)?;
     let net_b = if args.vs == "random" {
