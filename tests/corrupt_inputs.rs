@@ -313,12 +313,30 @@ fn bad_bench_and_play_arguments_are_refused() {
     let shakti = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/shakti");
     let shakti = shakti.to_str().unwrap();
     let cases: [(&[&str], &str); 6] = [
-        (&["bench", "--variant", "shakti", "--seconds", "nan"], "--seconds"),
-        (&["bench", "--variant", "shakti", "--batches", "0"], "--batches"),
-        (&["bench", "--variant", "shakti", "--what", "net,bogus"], "unknown measurement \"bogus\""),
-        (&["play", "--model", shakti, "--vs", "randm"], "neither `random` nor a bundle"),
-        (&["play", "--model", shakti, "--simulations", "0"], "--simulations"),
-        (&["play", "--model", shakti, "--contempt", "inf"], "--contempt"),
+        (
+            &["bench", "--variant", "shakti", "--seconds", "nan"],
+            "--seconds",
+        ),
+        (
+            &["bench", "--variant", "shakti", "--batches", "0"],
+            "--batches",
+        ),
+        (
+            &["bench", "--variant", "shakti", "--what", "net,bogus"],
+            "unknown measurement \"bogus\"",
+        ),
+        (
+            &["play", "--model", shakti, "--vs", "randm"],
+            "neither `random` nor a bundle",
+        ),
+        (
+            &["play", "--model", shakti, "--simulations", "0"],
+            "--simulations",
+        ),
+        (
+            &["play", "--model", shakti, "--contempt", "inf"],
+            "--contempt",
+        ),
     ];
     for (args, expected) in cases {
         let out = lokizero(args);

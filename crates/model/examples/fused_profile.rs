@@ -5,7 +5,10 @@ use model::{FusedNet, Net, NetShape};
 use std::time::Instant;
 
 fn main() {
-    let a: Vec<usize> = std::env::args().skip(1).map(|x| x.parse().expect("number")).collect();
+    let a: Vec<usize> = std::env::args()
+        .skip(1)
+        .map(|x| x.parse().expect("number"))
+        .collect();
     let shape = NetShape {
         input_planes: a[0],
         policy_planes: a[1],
@@ -18,8 +21,12 @@ fn main() {
     };
     let (batch, seconds) = (a[6], a[7] as f64);
     let net = Net::new(&shape, &Device::flex());
-    let fused = FusedNet::from_net(&net, [a[0], a[1], a[2], a[3]]).expect("fused").with_target_rows(a[8]);
-    let input: Vec<f32> = (0..batch * shape.input_len()).map(|i| (i % 7) as f32 * 0.1).collect();
+    let fused = FusedNet::from_net(&net, [a[0], a[1], a[2], a[3]])
+        .expect("fused")
+        .with_target_rows(a[8]);
+    let input: Vec<f32> = (0..batch * shape.input_len())
+        .map(|i| (i % 7) as f32 * 0.1)
+        .collect();
     let t = Instant::now();
     let mut n = 0;
     while t.elapsed().as_secs_f64() < seconds {

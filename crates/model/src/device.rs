@@ -3,7 +3,8 @@
 use burn::tensor::Device;
 
 /// Backend names accepted by `--device`.
-pub const DEVICE_NAMES: &str = "cpu or flex (the default: burn flex; inference on the fused path), \
+pub const DEVICE_NAMES: &str =
+    "cpu or flex (the default: burn flex; inference on the fused path), \
      ndarray (build with --features ndarray), cuda (build with --features cuda)";
 
 /// The device for `name`: `cpu`/`flex` = burn's pure-Rust flex CPU backend
@@ -22,7 +23,9 @@ pub fn device_from_name(name: &str) -> Result<Device, String> {
         #[allow(deprecated)]
         "ndarray" => Ok(Device::ndarray()),
         #[cfg(not(feature = "ndarray"))]
-        "ndarray" => Err("this build has no ndarray backend: rebuild with `--features ndarray`".to_string()),
+        "ndarray" => {
+            Err("this build has no ndarray backend: rebuild with `--features ndarray`".to_string())
+        }
         #[cfg(feature = "cuda")]
         "cuda" | "gpu" => Ok(Device::cuda(0)),
         #[cfg(not(feature = "cuda"))]

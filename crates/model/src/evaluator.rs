@@ -115,7 +115,9 @@ impl<E: Encode> NetEvaluator<E> {
             Some(fused) => {
                 let out = fused.forward(&self.input);
                 self.moves_left = out.moves_left;
-                self.moves_left.iter_mut().for_each(|m| *m *= MOVES_LEFT_SCALE);
+                self.moves_left
+                    .iter_mut()
+                    .for_each(|m| *m *= MOVES_LEFT_SCALE);
                 let wdl = out.value.chunks_exact(3).map(softmax3).collect();
                 (out.policy, wdl)
             }

@@ -165,11 +165,19 @@ fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<Fused
             }
         }
     }
-    let bias: Vec<f32> = (0..cout).map(|o| conv_bias[o] * scale[o] + shift[o]).collect();
+    let bias: Vec<f32> = (0..cout)
+        .map(|o| conv_bias[o] * scale[o] + shift[o])
+        .collect();
     if kernel == 3 {
         weight.extend_from_slice(&bias);
     }
-    Ok(FusedConv { kernel, cin, cout, weight, bias })
+    Ok(FusedConv {
+        kernel,
+        cin,
+        cout,
+        weight,
+        bias,
+    })
 }
 
 fn fuse_conv_bn(layer: &ConvBn, name: &str) -> Result<FusedConv, FusedError> {
@@ -183,7 +191,12 @@ fn fuse_dense(linear: &Linear, layer: &str) -> Result<FusedDense, FusedError> {
         Some(b) => floats(b.val(), layer, dout)?,
         None => vec![0.0; dout],
     };
-    Ok(FusedDense { din, dout, weight, bias })
+    Ok(FusedDense {
+        din,
+        dout,
+        weight,
+        bias,
+    })
 }
 
 /// `dst[m x n] = a[m x k] * b[k x n]`, plus the old `dst` when
@@ -293,7 +306,15 @@ impl FusedConv {
         } else {
             im2col3x3(grid, self.cin, src, col);
             let k = 9 * self.cin + 1;
-            matmul_add(dst, &col.data, &self.weight, rows, k, self.cout, residual.is_some());
+            matmul_add(
+                dst,
+                &col.data,
+                &self.weight,
+                rows,
+                k,
+                self.cout,
+                residual.is_some(),
+            );
         }
         if relu {
             dst.iter_mut().for_each(|v| *v = v.max(0.0));
@@ -321,7 +342,9 @@ fn im2col3x3(grid: Grid, cin: usize, src: &[f32], col: &mut Im2col) {
     if col.layout != layout {
         col.data.clear();
         col.data.resize(grid.rows() * stride, 0.0);
-        col.data.chunks_exact_mut(stride).for_each(|row| row[9 * cin] = 1.0);
+        col.data
+            .chunks_exact_mut(stride)
+            .for_each(|row| row[9 * cin] = 1.0);
         col.layout = layout;
     }
     for b in 0..grid.positions {
@@ -350,7 +373,8 @@ impl FusedDense {
     fn forward(&self, n: usize, src: &[f32], dst: &mut Vec<f32>, relu: bool) {
         dst.resize(n * self.dout, 0.0);
         let dst = &mut dst[..n * self.dout];
-        dst.chunks_exact_mut(self.dout).for_each(|out| out.copy_from_slice(&self.bias));
+        dst.chunks_exact_mut(self.dout)
+            .for_each(|out| out.copy_from_slice(&self.bias));
         matmul_add(dst, src, &self.weight, n, self.din, self.dout, true);
         if relu {
             dst.iter_mut().for_each(|v| *v = v.max(0.0));
@@ -422,7 +446,9 @@ impl FusedNet {
         let heads_fit = policy_out.cin == policy_hidden.cout
             && value_out.din == value_fc.dout
             && value_out.dout == 3
-            && moves_left_out.as_ref().is_none_or(|m| m.din == value_fc.dout && m.dout == 1);
+            && moves_left_out
+                .as_ref()
+                .is_none_or(|m| m.din == value_fc.dout && m.dout == 1);
         if !trunk_fits || !heads_fit || height * width == 0 {
             return Err(FusedError::Weights {
                 layer: "trunk / heads".to_string(),
@@ -431,7 +457,8 @@ impl FusedNet {
         }
         if stem.cin != input_planes
             || policy_out.cout != policy_planes
-            || value_fc.din != value_conv.cout * height * width {
+            || value_fc.din != value_conv.cout * height * width
+        {
             return Err(FusedError::Weights {
                 layer: "stem / value fc".to_string(),
                 problem: format!("the network does not fit boards of {board:?} (C, P, H, W)"),
@@ -481,17 +508,30 @@ impl FusedNet {
         let mut out = FusedOutput {
             policy: vec![0.0; batch * p_len],
             value: vec![0.0; batch * 3],
-            moves_left: vec![0.0; if self.moves_left_out.is_some() { batch } else { 0 }],
+            moves_left: vec![
+                0.0;
+                if self.moves_left_out.is_some() {
+                    batch
+                } else {
+                    0
+                }
+            ],
         };
         if batch == 0 {
             return out;
         }
         let chunk = self.chunk_positions(batch);
-        let ml_len = if self.moves_left_out.is_some() { chunk } else { 0 };
+        let ml_len = if self.moves_left_out.is_some() {
+            chunk
+        } else {
+            0
+        };
         let mut ml_chunks: Vec<&mut [f32]> = if ml_len > 0 {
             out.moves_left.chunks_mut(ml_len).collect()
         } else {
-            (0..batch.div_ceil(chunk)).map(|_| Default::default()).collect()
+            (0..batch.div_ceil(chunk))
+                .map(|_| Default::default())
+                .collect()
         };
         input[..batch * in_len]
             .par_chunks(chunk * in_len)
@@ -531,15 +571,18 @@ impl FusedNet {
                 }
             }
         }
-        self.stem.forward(grid, &sc.y, &mut sc.stem_col, &mut sc.x, None, true);
+        self.stem
+            .forward(grid, &sc.y, &mut sc.stem_col, &mut sc.x, None, true);
         for (first, second) in &self.blocks {
             first.forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
             second.forward(grid, &sc.y, &mut sc.col, &mut sc.z, Some(&sc.x), true);
             std::mem::swap(&mut sc.x, &mut sc.z);
         }
         // Policy head: [rows, P] -> plane-major [B, P*H*W].
-        self.policy_hidden.forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
-        self.policy_out.forward(grid, &sc.y, &mut sc.col, &mut sc.z, None, false);
+        self.policy_hidden
+            .forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
+        self.policy_out
+            .forward(grid, &sc.y, &mut sc.col, &mut sc.z, None, false);
         let planes = s.policy_planes;
         for b in 0..grid.positions {
             for i in 0..sq {
@@ -550,7 +593,8 @@ impl FusedNet {
             }
         }
         // Value head: [rows, 2] -> channel-major [B, 2*H*W] -> dense layers.
-        self.value_conv.forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
+        self.value_conv
+            .forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
         let vc = self.value_conv.cout;
         sc.z.resize(grid.positions * vc * sq, 0.0);
         for b in 0..grid.positions {
@@ -560,8 +604,10 @@ impl FusedNet {
                 }
             }
         }
-        self.value_fc.forward(grid.positions, &sc.z, &mut sc.head, true);
-        self.value_out.forward(grid.positions, &sc.head, &mut sc.y, false);
+        self.value_fc
+            .forward(grid.positions, &sc.z, &mut sc.head, true);
+        self.value_out
+            .forward(grid.positions, &sc.head, &mut sc.y, false);
         value.copy_from_slice(&sc.y[..grid.positions * 3]);
         if let Some(ml) = &self.moves_left_out {
             ml.forward(grid.positions, &sc.head, &mut sc.y, false);

@@ -11,9 +11,15 @@ use model::bundle::load_bundle;
 use model::{device_from_name, NetEvaluator};
 use rules::{Game, Hnefatafl, Losers, Shakti};
 
-fn outputs<G: Game + Encode>(variant: &str, device: &str, fused: bool) -> (Vec<f32>, Vec<[f32; 3]>) {
+fn outputs<G: Game + Encode>(
+    variant: &str,
+    device: &str,
+    fused: bool,
+) -> (Vec<f32>, Vec<[f32; 3]>) {
     let device: Device = device_from_name(device).expect("backend compiled in");
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models").join(variant);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../models")
+        .join(variant);
     let (net, _) = load_bundle::<G>(&dir, &device).expect("shipped bundle loads");
     let mut eval = if fused {
         NetEvaluator::<G>::new(net, device)
@@ -38,7 +44,10 @@ fn outputs<G: Game + Encode>(variant: &str, device: &str, fused: bool) -> (Vec<f
 
 fn max_diff(a: &[f32], b: &[f32]) -> f32 {
     assert_eq!(a.len(), b.len());
-    a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max)
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max)
 }
 
 fn check<G: Game + Encode>(variant: &str) {
@@ -49,7 +58,10 @@ fn check<G: Game + Encode>(variant: &str) {
         ("fused", outputs::<G>(variant, "cpu", true)),
     ] {
         let (dp, dv) = (max_diff(&p, &flex_p), max_diff(&flat(&v), &flat(&flex_v)));
-        assert!(dp < 1e-3 && dv < 1e-4, "{variant}: {name} vs flex: policy {dp}, wdl {dv}");
+        assert!(
+            dp < 1e-3 && dv < 1e-4,
+            "{variant}: {name} vs flex: policy {dp}, wdl {dv}"
+        );
     }
 }
 

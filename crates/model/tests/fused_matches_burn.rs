@@ -25,7 +25,9 @@ fn positions<G: Game>(count: usize) -> Vec<G> {
             }
             out.push(g.clone());
             g.legal_actions(&mut legal);
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             let pick = (seed >> 33) as usize % legal.len();
             g.play(legal[pick]);
         }
@@ -47,7 +49,12 @@ fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
     let (pb, vb) = burn.forward(&refs);
     assert_eq!((pf.len(), vf.len()), (pb.len(), vb.len()));
     assert_eq!(pf.len(), n * G::policy_len());
-    let diff = |a: &[f32], b: &[f32]| a.iter().zip(b).map(|(x, y)| (x - y).abs()).fold(0.0, f32::max);
+    let diff = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0, f32::max)
+    };
     let wdl = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<_>>();
     let ml = diff(fused.last_moves_left(), burn.last_moves_left());
     assert_eq!(fused.last_moves_left().len(), burn.last_moves_left().len());
@@ -55,12 +62,17 @@ fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
 }
 
 fn check_bundle<G: Game + Encode>(variant: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models").join(variant);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../models")
+        .join(variant);
     let (net, _) = load_bundle::<G>(&dir, &Device::flex()).expect("shipped bundle loads");
     // 37 positions: a short last chunk (chunks of up to 512 / squares).
     for n in [1, 37] {
         let (policy, wdl, _) = max_difference::<G>(&net, n);
-        assert!(policy < 1e-3 && wdl < 1e-4, "{variant} batch {n}: policy {policy}, wdl {wdl}");
+        assert!(
+            policy < 1e-3 && wdl < 1e-4,
+            "{variant} batch {n}: policy {policy}, wdl {wdl}"
+        );
     }
 }
 
@@ -103,7 +115,10 @@ fn moves_left_head_matches() {
     };
     let net = Net::new(&shape, &Device::flex());
     let (policy, wdl, plies) = max_difference::<Shakti>(&net, 20);
-    assert!(policy < 1e-3 && wdl < 1e-4 && plies < 1e-2, "{policy} {wdl} {plies}");
+    assert!(
+        policy < 1e-3 && wdl < 1e-4 && plies < 1e-2,
+        "{policy} {wdl} {plies}"
+    );
 }
 
 /// Two boards whose chunks have the same number of rows (6x6 x 9 = 9x9 x 4
@@ -114,7 +129,10 @@ fn boards_with_equal_rows_do_not_share_padding() {
     use burn::module::Module;
     use burn::tensor::{Tensor, TensorData};
     use model::FusedNet;
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().unwrap();
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap();
     let device = Device::flex();
     for (h, w, batch) in [(6, 6, 9), (9, 9, 4), (6, 6, 9)] {
         let shape = NetShape {
@@ -128,15 +146,24 @@ fn boards_with_equal_rows_do_not_share_padding() {
             moves_left: false,
         };
         let net = Net::new(&shape, &device);
-        let fused = FusedNet::from_net(&net, [3, 2, h, w]).unwrap().with_target_rows(324);
+        let fused = FusedNet::from_net(&net, [3, 2, h, w])
+            .unwrap()
+            .with_target_rows(324);
         let input: Vec<f32> = (0..batch * shape.input_len())
             .map(|i| ((i * 37) % 11) as f32 / 10.0 - 0.5)
             .collect();
         let out = pool.install(|| fused.forward(&input));
         let data = TensorData::new(input, [batch, 3, h, w]);
-        let reference = net.valid().forward_all(Tensor::<4>::from_data(data, &device));
+        let reference = net
+            .valid()
+            .forward_all(Tensor::<4>::from_data(data, &device));
         let policy = reference.policy.into_data().try_into_vec::<f32>().unwrap();
-        let diff = out.policy.iter().zip(&policy).map(|(a, b)| (a - b).abs()).fold(0.0, f32::max);
+        let diff = out
+            .policy
+            .iter()
+            .zip(&policy)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f32::max);
         assert!(diff < 1e-4, "{h}x{w}: policy differs by {diff}");
     }
 }

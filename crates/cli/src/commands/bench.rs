@@ -69,8 +69,16 @@ fn check_args(args: &BenchArgs) -> Result<()> {
     if let Some(b) = args.batches.iter().find(|&&b| b == 0 || b > 65_536) {
         bail!("--batches: batch sizes must be from 1 to 65536, got {b}");
     }
-    if let Some(w) = args.what.split(',').map(str::trim).find(|w| !MEASUREMENTS.contains(w)) {
-        bail!("--what: unknown measurement {w:?}; expected a comma-separated list from {}", MEASUREMENTS.join(", "));
+    if let Some(w) = args
+        .what
+        .split(',')
+        .map(str::trim)
+        .find(|w| !MEASUREMENTS.contains(w))
+    {
+        bail!(
+            "--what: unknown measurement {w:?}; expected a comma-separated list from {}",
+            MEASUREMENTS.join(", ")
+        );
     }
     Ok(())
 }
@@ -146,7 +154,12 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
         if eval.is_fused() {
             bench_net("fused", eval, args, &positions);
         }
-        bench_net("burn", NetEvaluator::<G>::new_burn(net.clone(), device.clone()), args, &positions);
+        bench_net(
+            "burn",
+            NetEvaluator::<G>::new_burn(net.clone(), device.clone()),
+            args,
+            &positions,
+        );
     }
     if what.contains(&"train") {
         bench_train::<G>(args, config, &net, device, &positions, &mut rng);
@@ -289,7 +302,10 @@ fn bench_selfplay<G: Encode>(
     );
     if let Some(kib) = peak_resident_kib() {
         // With `--what selfplay` alone this is the self-play worker's peak.
-        println!("peak resident memory of this process: {:.0} MiB", kib as f64 / 1024.0);
+        println!(
+            "peak resident memory of this process: {:.0} MiB",
+            kib as f64 / 1024.0
+        );
     }
 }
 
