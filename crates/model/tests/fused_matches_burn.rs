@@ -3,38 +3,14 @@
 //! rounding, on every shipped bundle (trained weights: batch-norm statistics
 //! far from the identity) and on a fresh net with the moves-left head.
 
-use std::path::Path;
+mod common;
 
 use burn::tensor::Device;
+use common::{flat, max_diff, positions, shipped_bundle};
 use encoding::Encode;
 use model::bundle::load_bundle;
 use model::{Net, NetEvaluator, NetShape};
 use rules::{Game, Hnefatafl, Loki, Losers, Shakti, Viking};
-
-/// Positions along a few pseudo-random games from the start (a fixed
-/// linear congruential sequence picks the actions), up to `count` of them.
-fn positions<G: Game>(count: usize) -> Vec<G> {
-    let mut out = Vec::new();
-    let mut seed: u64 = 12345;
-    let mut legal = Vec::new();
-    while out.len() < count {
-        let mut g = G::start();
-        for _ in 0..40 {
-            if g.outcome().is_some() {
-                break;
-            }
-            out.push(g.clone());
-            g.legal_actions(&mut legal);
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            let pick = (seed >> 33) as usize % legal.len();
-            g.play(legal[pick]);
-        }
-    }
-    out.truncate(count);
-    out
-}
 
 /// Largest difference between the two paths over a batch of `n` positions:
 /// (policy logits, WDL probabilities, plies left).
@@ -49,23 +25,13 @@ fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
     let (pb, vb) = burn.forward(&refs);
     assert_eq!((pf.len(), vf.len()), (pb.len(), vb.len()));
     assert_eq!(pf.len(), n * G::policy_len());
-    let diff = |a: &[f32], b: &[f32]| {
-        a.iter()
-            .zip(b)
-            .map(|(x, y)| (x - y).abs())
-            .fold(0.0, f32::max)
-    };
-    let wdl = |v: &[[f32; 3]]| v.iter().flatten().copied().collect::<Vec<_>>();
-    let ml = diff(fused.last_moves_left(), burn.last_moves_left());
-    assert_eq!(fused.last_moves_left().len(), burn.last_moves_left().len());
-    (diff(&pf, &pb), diff(&wdl(&vf), &wdl(&vb)), ml)
+    let ml = max_diff(fused.last_moves_left(), burn.last_moves_left());
+    (max_diff(&pf, &pb), max_diff(&flat(&vf), &flat(&vb)), ml)
 }
 
 fn check_bundle<G: Game + Encode>(variant: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../models")
-        .join(variant);
-    let (net, _) = load_bundle::<G>(&dir, &Device::flex()).expect("shipped bundle loads");
+    let (net, _) =
+        load_bundle::<G>(&shipped_bundle(variant), &Device::flex()).expect("shipped bundle loads");
     // 37 positions: a short last chunk (chunks of up to 512 / squares).
     for n in [1, 37] {
         let (policy, wdl, _) = max_difference::<G>(&net, n);
@@ -158,12 +124,7 @@ fn boards_with_equal_rows_do_not_share_padding() {
             .valid()
             .forward_all(Tensor::<4>::from_data(data, &device));
         let policy = reference.policy.into_data().try_into_vec::<f32>().unwrap();
-        let diff = out
-            .policy
-            .iter()
-            .zip(&policy)
-            .map(|(a, b)| (a - b).abs())
-            .fold(0.0, f32::max);
+        let diff = max_diff(&out.policy, &policy);
         assert!(diff < 1e-4, "{h}x{w}: policy differs by {diff}");
     }
 }
