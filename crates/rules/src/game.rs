@@ -201,6 +201,17 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// [`ActionError::Illegal`] for a move that is not legal here.
     fn parse_move(&self, text: &str) -> Result<Vec<Self::Action>, ActionError>;
 
+    /// True when the current position already occurred earlier in the game
+    /// (a two-fold repetition, compared as [`Game::position_hash`] compares,
+    /// counted back to the last irreversible move). Not a game end by
+    /// itself: a search may score it as a draw
+    /// (`search::SearchConfig::two_fold_draws`), since the player who
+    /// steered back can repeat again. Variants without a repetition rule
+    /// (the default) return `false`.
+    fn repeats_earlier(&self) -> bool {
+        false
+    }
+
     /// True when the side to move is in the middle of a multi-part turn
     /// (only variants that split turns return `true`).
     fn mid_turn(&self) -> bool {

@@ -84,6 +84,16 @@ pub struct SearchConfig {
     /// depth of the tree, which a small budget over a wide action set (tafl:
     /// 100+ actions) otherwise misses. Default true.
     pub decisive_moves: bool,
+    /// Two-fold repetition draws (Leela Chess Zero's `--two-fold-draws`):
+    /// a position below the root that already occurred earlier in the game
+    /// ([`rules::Game::repeats_earlier`]) is scored as a drawn terminal
+    /// (shifted by [`SearchConfig::contempt`]) instead of being evaluated,
+    /// since the player who steered back into it can repeat again. The
+    /// search then sees a shuttle as the draw it leads to one move deep,
+    /// not two repetitions deep; with contempt, a side ahead avoids it.
+    /// The root itself is never scored so. Variants without a repetition
+    /// rule are unaffected. Default true.
+    pub two_fold_draws: bool,
 }
 
 /// The root policy named in a config file (`root = "puct"` or `"gumbel"`).
@@ -115,6 +125,7 @@ impl Default for SearchConfig {
             forced_playouts: false,
             forced_playouts_k: 2.0,
             decisive_moves: true,
+            two_fold_draws: true,
         }
     }
 }

@@ -236,6 +236,11 @@ impl<G: Game> Mcts<G> {
         let root = &mut self.nodes[0];
         root.to_move = to_move;
         root.prior = 1.0;
+        if root.kind.terminal_wdl().is_some() && self.root_state.outcome().is_none() {
+            // A two-fold repetition scored as a draw below the old root: at
+            // the root the game goes on, so search it afresh.
+            root.kind = NodeKind::Unexpanded;
+        }
         if root.kind == NodeKind::Unexpanded {
             if let Some(outcome) = self.root_state.outcome() {
                 root.kind = NodeKind::terminal(outcome.value_for(to_move));
@@ -576,6 +581,12 @@ impl<G: Game> Mcts<G> {
                     self.nodes[node].to_move = to_move;
                     let kind = match state.outcome() {
                         Some(outcome) => NodeKind::terminal(outcome.value_for(to_move)),
+                        None if node != 0
+                            && self.config.two_fold_draws
+                            && state.repeats_earlier() =>
+                        {
+                            NodeKind::TerminalDraw
+                        }
                         None => {
                             state.legal_actions(&mut self.pending_legal[slot]);
                             if self.pending_legal[slot].is_empty() {

@@ -135,6 +135,12 @@ impl<V: ChessVariant> Game for Chess<V> {
         self.board.generate(out);
     }
 
+    /// The position occurred before since the last capture or pawn move
+    /// (the same count as threefold repetition, `shared/RULES.md` §1-2).
+    fn repeats_earlier(&self) -> bool {
+        self.repetitions() >= 1
+    }
+
     fn play(&mut self, action: Move) {
         self.history.push(self.board.hash());
         self.board.play(action);

@@ -226,6 +226,12 @@ impl Game for Shakti {
         self.hash
     }
 
+    /// The position occurred before (§5: threefold repetition counts
+    /// positions after passes too).
+    fn repeats_earlier(&self) -> bool {
+        self.repetition_count() >= 2
+    }
+
     fn ply(&self) -> u32 {
         self.ply
     }
