@@ -212,6 +212,15 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         false
     }
 
+    /// Material balance from the first player's view, in pawn units, where
+    /// the variant's goal makes material a measure of progress; `None`
+    /// (the default) elsewhere. Self-play may use it to score games that
+    /// reach its ply cap (`selfplay::SelfPlayConfig::adjudicate_material`);
+    /// it never decides a game under the rules.
+    fn material(&self) -> Option<f32> {
+        None
+    }
+
     /// True when the side to move is in the middle of a multi-part turn
     /// (only variants that split turns return `true`).
     fn mid_turn(&self) -> bool {

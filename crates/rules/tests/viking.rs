@@ -278,3 +278,16 @@ fn random_games_never_panic_and_hash_matches_a_fresh_parse() {
         }
     }
 }
+
+#[test]
+fn material_counts_classical_values_white_minus_black() {
+    assert_eq!(Viking::start().material(), Some(0.0));
+    // The start position without Black's queen (i7): +9.
+    let no_queen = game("12/12/12/12/1PPPP2pppp1/RPNNPPppnnpr/RBKQBPpb1kbr w - - 0 1");
+    assert_eq!(no_queen.material(), Some(9.0));
+    // White: king and rook; Black: king, knight, two pawns: 5 - 5 = 0.
+    let even = game("11k/10pp/12/12/12/12/R3n6K w - - 0 1");
+    assert_eq!(even.material(), Some(0.0));
+    // Losers Chess has no material measure (shedding pieces is its goal).
+    assert_eq!(rules::Losers::start().material(), None);
+}

@@ -59,6 +59,17 @@ pub struct SelfPlayConfig {
     /// Games longer than this many plies end as a draw (adjudication, not a
     /// rule: `shared/RULES.md` common conventions).
     pub ply_cap: u32,
+    /// Material adjudication at the ply cap, in pawn units (0 = off, the
+    /// default): a game stopped by `ply_cap` where one side is ahead by at
+    /// least this much material ([`rules::Game::material`]; variants
+    /// without a material measure are never adjudicated) is recorded as
+    /// won by that side, so its positions teach the value head that
+    /// material is progress instead of a draw. Engine tournaments
+    /// adjudicate long games on the evaluation in the same spirit (TCEC);
+    /// self-play from scratch on Viking otherwise ended mostly in
+    /// ply-capped draws (issue #4). Only self-play records: matches and
+    /// the rules never adjudicate by material.
+    pub adjudicate_material: f32,
     /// Games per replay chunk file (a killed run loses at most one part).
     pub games_per_chunk: usize,
     /// Self-play threads, each with its own network copy and share of the
@@ -100,6 +111,7 @@ impl Default for SelfPlayConfig {
             temperature: 1.0,
             final_temperature: 0.0,
             ply_cap: 200,
+            adjudicate_material: 0.0,
             games_per_chunk: 50,
             workers: 2,
             resign: false,
@@ -115,7 +127,7 @@ impl Default for SelfPlayConfig {
 impl SelfPlayConfig {
     /// Check ranges; the message names the offending key.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(bool, &str); 8] = [
+        let checks: [(bool, &str); 9] = [
             (
                 self.workers >= 1 && self.workers <= 64,
                 "selfplay.workers must be in 1..=64",
@@ -144,6 +156,10 @@ impl SelfPlayConfig {
                 "selfplay.temperature and selfplay.final_temperature must be finite and >= 0",
             ),
             (self.ply_cap >= 1, "selfplay.ply_cap must be >= 1"),
+            (
+                self.adjudicate_material.is_finite() && self.adjudicate_material >= 0.0,
+                "selfplay.adjudicate_material must be finite and >= 0",
+            ),
             (
                 self.games_per_chunk >= 1,
                 "selfplay.games_per_chunk must be >= 1",
@@ -473,7 +489,10 @@ fn advance_slot<G: Game>(
     slot.game.play(action);
     let outcome = slot.game.outcome();
     if outcome.is_some() || slot.game.ply() >= config.ply_cap {
-        let (winner, ply_capped) = stored_result(outcome);
+        let (mut winner, ply_capped) = stored_result(outcome);
+        if ply_capped {
+            winner = adjudicate(&slot.game, config.adjudicate_material);
+        }
         return Some(finish_record(slot, winner, ply_capped, stats));
     }
     slot.forced = slot.game.legal_vec().len() == 1;
@@ -483,6 +502,19 @@ fn advance_slot<G: Game>(
     }
     slot.begin_move(config);
     None
+}
+
+/// The winner of a ply-capped game by [`SelfPlayConfig::adjudicate_material`]
+/// (`margin` 0 or no material measure: none, a draw).
+pub fn adjudicate<G: Game>(game: &G, margin: f32) -> Option<rules::Player> {
+    let balance = game.material().filter(|_| margin > 0.0)?;
+    if balance >= margin {
+        Some(rules::Player::First)
+    } else if balance <= -margin {
+        Some(rules::Player::Second)
+    } else {
+        None
+    }
 }
 
 /// Feed the finished search's root value to the resignation tracker;
@@ -646,6 +678,64 @@ mod tests {
         // 66 of them searched: 15 full, 51 fast.
         assert_eq!(stats.plies, 67);
         assert_eq!((full, fast), (15, 51));
+    }
+
+    #[test]
+    fn material_adjudication_scores_ply_capped_games_only() {
+        use rules::Viking;
+        // The Viking start without Black's queen and king's rook: White +14.
+        let ahead =
+            Viking::from_text("12/12/12/12/1PPPP2pppp1/RPNNPPppnnpr/RBKQBPpb1kb1 w - - 0 1")
+                .unwrap();
+        assert_eq!(ahead.material(), Some(14.0));
+        assert_eq!(adjudicate(&ahead, 3.0), Some(rules::Player::First));
+        assert_eq!(adjudicate(&ahead, 14.5), None);
+        assert_eq!(adjudicate(&ahead, 0.0), None, "0 turns adjudication off");
+        assert_eq!(adjudicate(&Viking::start(), 3.0), None);
+        assert_eq!(
+            adjudicate(&Shakti::start(), 3.0),
+            None,
+            "no material measure"
+        );
+        let cfg = SelfPlayConfig {
+            games_per_generation: 2,
+            concurrent_games: 2,
+            simulations: 4,
+            ply_cap: 4,
+            adjudicate_material: 3.0,
+            ..SelfPlayConfig::default()
+        };
+        assert_eq!(cfg.validate(), Ok(()));
+        let mut records = Vec::new();
+        let search = SearchConfig::default();
+        play_games(&ahead, &mut UniformEvaluator, &search, &cfg, 2, 3, |r| {
+            records.push(r)
+        });
+        assert_eq!(records.len(), 2);
+        for r in &records {
+            assert!(r.ply_capped);
+            let end = r.replay::<Viking>(|_, _, _| {}).unwrap();
+            assert_eq!(
+                r.winner,
+                adjudicate(&end, 3.0),
+                "final material {:?}",
+                end.material()
+            );
+        }
+        let off = SelfPlayConfig {
+            adjudicate_material: 0.0,
+            ..cfg
+        };
+        records.clear();
+        play_games(&ahead, &mut UniformEvaluator, &search, &off, 2, 3, |r| {
+            records.push(r)
+        });
+        assert!(records.iter().all(|r| r.ply_capped && r.winner.is_none()));
+        let bad = SelfPlayConfig {
+            adjudicate_material: f32::NAN,
+            ..off
+        };
+        assert!(bad.validate().unwrap_err().contains("adjudicate_material"));
     }
 
     #[test]

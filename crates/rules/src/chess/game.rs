@@ -141,6 +141,23 @@ impl<V: ChessVariant> Game for Chess<V> {
         self.repetitions() >= 1
     }
 
+    /// Viking: the classical values P 1, N 3, B 3, R 5, Q 9 (king 0), White
+    /// minus Black. Losers: `None` ([`ChessVariant::MATERIAL_MEASURES_PROGRESS`]).
+    fn material(&self) -> Option<f32> {
+        const VALUES: [f32; 6] = [1.0, 3.0, 3.0, 5.0, 9.0, 0.0];
+        if !V::MATERIAL_MEASURES_PROGRESS {
+            return None;
+        }
+        let b = &self.board;
+        let side = |c: usize| -> f32 {
+            Piece::ALL
+                .iter()
+                .map(|&p| VALUES[p as usize] * (b.kinds[p as usize] & b.colours[c]).count() as f32)
+                .sum()
+        };
+        Some(side(0) - side(1))
+    }
+
     fn play(&mut self, action: Move) {
         self.history.push(self.board.hash());
         self.board.play(action);

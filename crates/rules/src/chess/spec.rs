@@ -41,6 +41,10 @@ pub trait ChessVariant:
     const BARE_KING_WINS: bool;
     /// K v K, K+B v K, K+N v K are drawn (Viking).
     const INSUFFICIENT_MATERIAL_DRAW: bool;
+    /// More material is better, as in FIDE chess (Viking), so material
+    /// measures progress ([`crate::Game::material`]); not in Losers, where
+    /// shedding pieces is the goal.
+    const MATERIAL_MEASURES_PROGRESS: bool;
     /// Start position text.
     const START_FEN: &'static str;
     /// Zobrist key family.
@@ -106,6 +110,7 @@ impl ChessVariant for LosersRules {
     const MATED_SIDE_WINS: bool = true;
     const BARE_KING_WINS: bool = true;
     const INSUFFICIENT_MATERIAL_DRAW: bool = false;
+    const MATERIAL_MEASURES_PROGRESS: bool = false;
     const START_FEN: &'static str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     const ZOBRIST_FAMILY: u64 = 0x4C4F_5345_5253; // "LOSERS"
     #[inline(always)]
@@ -137,6 +142,7 @@ impl ChessVariant for VikingRules {
     const MATED_SIDE_WINS: bool = false;
     const BARE_KING_WINS: bool = false;
     const INSUFFICIENT_MATERIAL_DRAW: bool = true;
+    const MATERIAL_MEASURES_PROGRESS: bool = true;
     const START_FEN: &'static str = "12/12/12/12/1PPPP2pppp1/RPNNPPppnnpr/RBKQBPpbqkbr w - - 0 1";
     const ZOBRIST_FAMILY: u64 = 0x5649_4B49_4E47; // "VIKING"
     #[inline(always)]
