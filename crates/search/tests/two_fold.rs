@@ -59,7 +59,10 @@ fn shuttle_root() -> Viking {
 /// Visits and mean value of the root child reached by `uci`.
 fn child(tree: &Mcts<Viking>, root: &Viking, uci: &str) -> (u32, Option<f32>) {
     let action = root.parse_move(uci).unwrap()[0];
-    let c = tree.root_children().into_iter().find(|c| c.action == action);
+    let c = tree
+        .root_children()
+        .into_iter()
+        .find(|c| c.action == action);
     c.map(|c| (c.visits, c.q)).unwrap()
 }
 
@@ -102,7 +105,10 @@ fn the_root_is_searched_even_when_it_repeats() {
     let action = root.parse_move("k7l7").unwrap()[0];
     tree.advance(action).unwrap();
     assert!(tree.root_state().repeats_earlier());
-    assert!(!tree.is_terminal(), "a reused draw leaf must become a live root");
+    assert!(
+        !tree.is_terminal(),
+        "a reused draw leaf must become a live root"
+    );
     let fresh = Mcts::new(tree.root_state().clone(), &quiet(true));
     assert!(!fresh.is_terminal());
     let mut again = [tree];

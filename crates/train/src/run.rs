@@ -35,6 +35,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use arena::{EloEstimate, Wdl};
+use burn::module::Module;
 use burn::tensor::Device;
 use encoding::Encode;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -107,6 +108,11 @@ pub struct RunOptions {
     /// evaluation, all threads) reaches this many seconds, even before
     /// `generations`. For experiments at equal compute.
     pub cpu_budget_seconds: Option<f64>,
+    /// Device of the self-play network (`None`: the training device). On a
+    /// many-core machine with a GPU the CPU's fused path plays faster at
+    /// self-play batch sizes while the GPU trains faster
+    /// (`docs/benchmarks.md`, "GPU").
+    pub selfplay_device: Option<Device>,
 }
 
 /// Result of [`run`]: the last completed generation and its bundle.
@@ -713,6 +719,10 @@ fn selfplay_generation<E: Encode>(
     let sp = &SelfPlayConfig {
         resign_threshold,
         ..config.selfplay.clone()
+    };
+    let (net, device) = match &options.selfplay_device {
+        Some(d) => (net.to_device(d), d),
+        None => (net, device),
     };
     let mut games = Vec::new();
     let mut next_part = 0;

@@ -16,9 +16,16 @@ pub struct TrainArgs {
     /// Re-running with the same directory resumes.
     #[arg(long)]
     run_dir: Option<PathBuf>,
-    /// Backend: cpu (burn flex) or cuda (needs a build with --features cuda).
+    /// Backend: cpu (burn flex), or wgpu / cuda (GPU; need a build with
+    /// --features wgpu or cuda).
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Backend of the self-play network when it should differ from
+    /// --device: `--device wgpu --selfplay-device cpu` trains on the GPU
+    /// and plays on the CPU's fused path (faster for small networks on a
+    /// many-core machine; docs/benchmarks.md, "GPU").
+    #[arg(long)]
+    selfplay_device: Option<String>,
     /// Override the number of generations of the config.
     #[arg(long)]
     generations: Option<u32>,
@@ -56,6 +63,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
     let options = RunOptions {
         progress: !args.quiet,
         cpu_budget_seconds: args.cpu_budget,
+        selfplay_device: args
+            .selfplay_device
+            .as_deref()
+            .map(model::device_from_name)
+            .transpose()
+            .map_err(|e| anyhow!("--selfplay-device: {e}"))?,
     };
     if !args.quiet {
         eprintln!(
