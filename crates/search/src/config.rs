@@ -94,6 +94,15 @@ pub struct SearchConfig {
     /// The root itself is never scored so. Variants without a repetition
     /// rule are unaffected. Default true.
     pub two_fold_draws: bool,
+    /// Forced wins in two proven at the root (see the `proof` module):
+    /// once the root is expanded, each root action after which every reply
+    /// of the opponent leaves the side to move an immediately winning
+    /// action is marked a proven win, so the search piles its visits there
+    /// (and the policy target names it). Extends
+    /// [`SearchConfig::decisive_moves`] by one turn at the root only; costs
+    /// at most `PROOF_BUDGET` (20 000) plays per root, usually far fewer.
+    /// Default true.
+    pub win_in_two: bool,
 }
 
 /// The root policy named in a config file (`root = "puct"` or `"gumbel"`).
@@ -126,6 +135,7 @@ impl Default for SearchConfig {
             forced_playouts_k: 2.0,
             decisive_moves: true,
             two_fold_draws: true,
+            win_in_two: true,
         }
     }
 }

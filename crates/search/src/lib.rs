@@ -42,6 +42,7 @@ mod config;
 mod evaluator;
 mod gumbel;
 mod node;
+mod proof;
 mod tree;
 
 #[cfg(test)]

@@ -15,11 +15,12 @@ fn rng() -> StdRng {
     StdRng::seed_from_u64(7)
 }
 
-/// The default config without decisive moves: these tests check the
-/// PUCT mechanism itself, on toy games full of one-action wins.
+/// The default config without decisive moves or root proofs: these tests
+/// check the PUCT mechanism itself, on toy games full of short wins.
 pub(crate) fn plain() -> SearchConfig {
     SearchConfig {
         decisive_moves: false,
+        win_in_two: false,
         ..SearchConfig::default()
     }
 }
@@ -885,6 +886,9 @@ proptest::proptest! {
         if let Some(a) = extra[0].choose_action(1.0, &mut r) {
             let kept = extra[0].root_children().iter().find(|c| c.action == a).map_or(0, |c| c.visits);
             extra[0].advance(a).unwrap();
+            // A child the search scored terminal by itself (a proven win in
+            // two) restarts as a fresh root.
+            let kept = if extra[0].visits() == 0 { 0 } else { kept };
             if !extra[0].is_terminal() {
                 check_invariants(&extra[0], kept);
                 run_batched(&mut extra, &mut eval, kept + 20, leaves, &mut r);

@@ -150,6 +150,9 @@ pub struct Mcts<G: Game> {
     actions: Vec<G::Action>,
     /// Root preparation (noise, Gumbel sampling) still to do once the root is expanded.
     noise_pending: bool,
+    /// The root's forced wins in two ([`SearchConfig::win_in_two`]) still
+    /// to look for once the root is expanded.
+    proof_pending: bool,
     /// Position slots; `[..pending_nodes.len()]` are the pending leaves.
     pending_positions: Vec<G>,
     /// Legal-action slots aligned with `pending_positions`.
@@ -203,6 +206,7 @@ impl<G: Game> Mcts<G> {
             nodes: Vec::new(),
             actions: Vec::new(),
             noise_pending: false,
+            proof_pending: false,
             pending_positions: Vec::new(),
             pending_legal: Vec::new(),
             pending_nodes: Vec::new(),
@@ -232,15 +236,18 @@ impl<G: Game> Mcts<G> {
     /// Fix the root's side to move, mark it terminal if the game is over,
     /// and arm root noise.
     fn init_root(&mut self) {
+        if self.nodes[0].kind.terminal_wdl().is_some() && self.root_state.outcome().is_none() {
+            // Scored terminal by the search alone below the old root (a
+            // two-fold repetition, a proven win): here the game goes on, so
+            // search it afresh (its visits were exact scores, not a tree).
+            self.nodes.truncate(1);
+            self.actions.clear();
+            self.nodes[0] = Node::leaf(1.0);
+        }
         let to_move = self.root_state.side_to_move();
         let root = &mut self.nodes[0];
         root.to_move = to_move;
         root.prior = 1.0;
-        if root.kind.terminal_wdl().is_some() && self.root_state.outcome().is_none() {
-            // A two-fold repetition scored as a draw below the old root: at
-            // the root the game goes on, so search it afresh.
-            root.kind = NodeKind::Unexpanded;
-        }
         if root.kind == NodeKind::Unexpanded {
             if let Some(outcome) = self.root_state.outcome() {
                 root.kind = NodeKind::terminal(outcome.value_for(to_move));
@@ -249,6 +256,7 @@ impl<G: Game> Mcts<G> {
             }
         }
         self.noise_pending = true;
+        self.proof_pending = self.config.win_in_two;
         self.gumbel = None;
     }
 
@@ -623,6 +631,42 @@ impl<G: Game> Mcts<G> {
         }
     }
 
+    /// Mark each root child whose action wins in two
+    /// ([`SearchConfig::win_in_two`]) as a proven loss for its side to move,
+    /// so every later visit backs up an exact win for the root player, and
+    /// give the proven children the whole prior (as a decisive expansion
+    /// does), so the search visits them first.
+    fn prove_root_wins(&mut self) {
+        let me = self.root_state.side_to_move();
+        let mut budget = crate::proof::PROOF_BUDGET;
+        let mut proven = Vec::new();
+        for c in self.nodes[0].children() {
+            if self.nodes[c].kind.terminal_wdl().is_some() {
+                continue;
+            }
+            self.scratch_state.clone_from(&self.root_state);
+            self.scratch_state.play(self.actions[c - 1]);
+            let after = &self.scratch_state;
+            if after.outcome().is_some() || after.side_to_move() == me {
+                continue; // Scored by the search itself, or our turn goes on.
+            }
+            if crate::proof::replies_all_lose(after, me, &mut budget) {
+                self.nodes[c].kind = NodeKind::TerminalLoss;
+                self.nodes[c].to_move = me.opponent();
+                proven.push(c);
+            }
+            if budget == 0 {
+                break;
+            }
+        }
+        if !proven.is_empty() {
+            let share = 1.0 / proven.len() as f32;
+            for c in self.nodes[0].children() {
+                self.nodes[c].prior = if proven.contains(&c) { share } else { 0.0 };
+            }
+        }
+    }
+
     /// Mix Dirichlet noise into the root priors (Silver et al. 2018:
     /// `P(s,a) = (1 - epsilon) p_a + epsilon * eta_a`, `eta ~ Dir(alpha)`),
     /// sampled as normalised `Gamma(alpha, 1)` draws.
@@ -684,6 +728,10 @@ impl<G: Game> Mcts<G> {
                     }
                 }
             }
+        }
+        if self.proof_pending && self.nodes[0].kind == NodeKind::Expanded {
+            self.proof_pending = false;
+            self.prove_root_wins();
         }
         let before = self.pending_nodes.len();
         for _ in 0..max_leaves {
