@@ -312,7 +312,12 @@ fn export_never_replaces_what_is_not_a_bundle() {
 fn bad_bench_and_play_arguments_are_refused() {
     let shakti = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/shakti");
     let shakti = shakti.to_str().unwrap();
-    let cases: [(&[&str], &str); 6] = [
+    let bundle_zero = format!("bundle:{shakti}:0");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/shakti.toml");
+    let config = config.to_str().unwrap();
+    let never = std::env::temp_dir().join("lokizero-refused-run-dir");
+    let never_str = never.to_str().unwrap();
+    let cases: [(&[&str], &str); 12] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -337,6 +342,49 @@ fn bad_bench_and_play_arguments_are_refused() {
             &["play", "--model", shakti, "--contempt", "inf"],
             "--contempt",
         ),
+        (&["play", "--model", shakti, "--ply-cap", "0"], "--ply-cap"),
+        (
+            &["play", "--model", shakti, "--device", "gpu"],
+            "this build has no GPU backend: rebuild with `--features wgpu`",
+        ),
+        (&["match", &bundle_zero, "random"], "bad search budget `0`"),
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
+                "shakti",
+                "--nodes",
+                "0",
+            ],
+            "--nodes",
+        ),
+        // Refused before any game is played, not after all of them.
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
+                "shakti",
+                "--pgn",
+                "/nonexistent-dir/x.pgn",
+            ],
+            "folder /nonexistent-dir does not exist",
+        ),
+        (
+            &[
+                "train",
+                "--config",
+                config,
+                "--run-dir",
+                never_str,
+                "--selfplay-device",
+                "tpu",
+            ],
+            "--selfplay-device: unknown device",
+        ),
     ];
     for (args, expected) in cases {
         let out = lokizero(args);
@@ -345,4 +393,8 @@ fn bad_bench_and_play_arguments_are_refused() {
         assert!(err.contains(expected), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    assert!(
+        !never.exists(),
+        "a refused train must not create its run directory"
+    );
 }

@@ -81,6 +81,7 @@ fn parse_budget(text: &str) -> Option<Budget> {
         return ms
             .parse()
             .ok()
+            .filter(|&m| m > 0)
             .map(|m| Budget::Time(Duration::from_millis(m)));
     }
     if let Some(s) = text.strip_suffix('s') {
@@ -127,6 +128,13 @@ impl PlayerSpec {
                         path: path.into(),
                         budget: Some(b),
                     });
+                }
+                // A number-like tail that is no budget (`:0`, `:-5`, `:0ms`)
+                // is a mistake, not part of the folder name.
+                if tail.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
+                    return Err(SpecError::Syntax(format!(
+                        "{text} (bad search budget `{tail}`: expected N > 0 simulations, Nms or Ns)"
+                    )));
                 }
             }
             return Ok(PlayerSpec::Bundle {
@@ -381,7 +389,18 @@ mod tests {
                 go: Some("go nodes 500".into())
             }
         );
-        for bad in ["", "uct:", "uct:0", "uct:x", "bundle:", "uci:", "stockfish"] {
+        for bad in [
+            "",
+            "uct:",
+            "uct:0",
+            "uct:x",
+            "bundle:",
+            "bundle:m:0",
+            "bundle:m:0ms",
+            "bundle:m:-5",
+            "uci:",
+            "stockfish",
+        ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
     }

@@ -43,7 +43,10 @@ pub fn device_from_name(name: &str) -> Result<Device, String> {
         #[cfg(not(feature = "wgpu"))]
         "wgpu" => Err(not_built("wgpu")),
         #[cfg(not(any(feature = "cuda", feature = "wgpu")))]
-        "gpu" => Err(not_built("cuda` or `--features wgpu")),
+        "gpu" => Err(
+            "this build has no GPU backend: rebuild with `--features wgpu` or `--features cuda`"
+                .to_string(),
+        ),
         other => Err(format!(
             "unknown device {other:?}; expected one of: {DEVICE_NAMES}"
         )),

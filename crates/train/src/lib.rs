@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod cputime;
+pub mod lock;
 pub mod metrics;
 pub mod run;
 pub mod samples;

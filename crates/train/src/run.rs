@@ -164,6 +164,7 @@ pub fn run<E: Encode>(
     };
     std::fs::create_dir_all(&dir.root)
         .with_context(|| format!("cannot create run directory {}", dir.root.display()))?;
+    let _lock = crate::lock::RunLock::acquire(&dir.root)?;
     // Leftovers of writers killed mid-write (`.tmp-*`, `.old-*`): nothing
     // else writes into a run directory, so they are garbage.
     for folder in [dir.root.clone(), dir.root.join("checkpoints"), dir.replay()] {
@@ -555,7 +556,8 @@ fn generation<E: Encode>(
     if config.eval.enabled {
         write_learning_curve::<E>(dir);
     }
-    if options.progress {
+    {
+        // Printed with --quiet too: one line per generation is the log.
         eprintln!(
             "generation {g}: {} games, {} positions, policy loss {:.3}, value loss {:.3}, draws {:.0}%{}",
             games.len(),

@@ -35,7 +35,7 @@ pub struct AnalyseArgs {
     /// Bundle for requests without `bundle` (default: `models/<variant>/`).
     #[arg(long)]
     bundle: Option<PathBuf>,
-    /// Backend: cpu or cuda.
+    /// Backend: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     device: String,
     /// CPU threads of the network (0 = all cores).

@@ -33,7 +33,8 @@ pub struct LadderArgs {
     /// Default search budget for bundles / UCI engines.
     #[arg(long, default_value_t = 100)]
     pub nodes: u32,
-    /// Plies after which a game is adjudicated a draw.
+    /// Plies played by the players (after the random opening plies) after
+    /// which a game is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
     pub ply_cap: u32,
     /// Random opening plies (shared by the two games of a pair).
@@ -48,7 +49,7 @@ pub struct LadderArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Backend for bundles: cpu or cuda.
+    /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Fairy-Stockfish variant file for viking.
@@ -63,6 +64,12 @@ pub struct LadderArgs {
 pub fn run(args: LadderArgs) -> Result<()> {
     if args.games == 0 {
         bail!("--games must be at least 1");
+    }
+    if args.nodes == 0 {
+        bail!("--nodes must be at least 1");
+    }
+    if args.ply_cap == 0 {
+        bail!("--ply-cap must be at least 1");
     }
     let specs: Vec<&str> = args.players.iter().map(String::as_str).collect();
     let variant = resolve_variant(&specs, args.variant.as_deref())?;

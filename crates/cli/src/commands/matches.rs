@@ -40,7 +40,8 @@ pub struct MatchArgs {
     /// Default search budget: simulations per action for bundles, `go nodes` for UCI.
     #[arg(long, default_value_t = 100)]
     pub nodes: u32,
-    /// Plies after which a game is adjudicated a draw.
+    /// Plies played by the players (after the random opening plies) after
+    /// which a game is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
     pub ply_cap: u32,
     /// Variant (needed when neither player is a bundle).
@@ -49,7 +50,7 @@ pub struct MatchArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Backend for bundles: cpu or cuda.
+    /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     pub device: String,
     /// Fairy-Stockfish variant file for viking.
@@ -109,6 +110,15 @@ pub fn context(
 pub fn run(args: MatchArgs) -> Result<()> {
     if args.games == 0 {
         bail!("--games must be at least 1");
+    }
+    if args.nodes == 0 {
+        bail!("--nodes must be at least 1");
+    }
+    if args.ply_cap == 0 {
+        bail!("--ply-cap must be at least 1");
+    }
+    if let Some(path) = &args.pgn {
+        super::check_output_parent(path, "--pgn")?;
     }
     let variant = resolve_variant(&[&args.a, &args.b], args.variant.as_deref())?;
     rules::with_variant!(variant, G => run_for::<G>(&args),

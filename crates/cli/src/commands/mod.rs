@@ -72,3 +72,23 @@ pub fn set_threads(threads: usize) {
             .build_global();
     }
 }
+
+/// Refuse an output file whose folder does not exist, before any work is
+/// done (a match would otherwise play every game and then fail to write).
+///
+/// # Errors
+/// A message naming `option` and the missing folder.
+pub fn check_output_parent(path: &std::path::Path, option: &str) -> anyhow::Result<()> {
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => return Ok(()),
+    };
+    if !parent.is_dir() {
+        anyhow::bail!(
+            "{option} {}: folder {} does not exist",
+            path.display(),
+            parent.display()
+        );
+    }
+    Ok(())
+}

@@ -33,7 +33,8 @@ pub struct PlayArgs {
     /// Games played in parallel.
     #[arg(long, default_value_t = 2)]
     concurrency: usize,
-    /// Plies after which a game is adjudicated a draw.
+    /// Plies played by the players (after the random opening plies) after
+    /// which a game is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
     ply_cap: u32,
     /// Random plies played from the start position before the players take
@@ -44,7 +45,7 @@ pub struct PlayArgs {
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Backend: cpu or cuda.
+    /// Backend: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     device: String,
     /// Print a JSON summary instead of text.
@@ -80,6 +81,9 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
     }
     if args.simulations == 0 {
         bail!("--simulations must be at least 1");
+    }
+    if args.ply_cap == 0 {
+        bail!("--ply-cap must be at least 1");
     }
     if !args.contempt.is_finite() {
         bail!("--contempt must be a finite number, got {}", args.contempt);

@@ -1,0 +1,92 @@
+//! One writer per run directory: a `lock` file holding the owner's process
+//! id, created exclusively when a run starts and removed when it ends.
+//! Two runs writing the same directory would interleave `metrics.jsonl`
+//! and overwrite each other's checkpoints.
+
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+
+/// Held for the life of a run; removes the lock file on drop.
+#[derive(Debug)]
+pub struct RunLock {
+    path: PathBuf,
+}
+
+impl RunLock {
+    /// Take the lock of run directory `root`. A lock left by a process that
+    /// no longer exists (a killed run) is taken over; where liveness cannot
+    /// be checked (no `/proc`), an existing lock is respected.
+    ///
+    /// # Errors
+    /// The directory is in use by a live process (named), or the lock file
+    /// cannot be created.
+    pub fn acquire(root: &Path) -> Result<Self> {
+        let path = root.join("lock");
+        for _ in 0..2 {
+            match OpenOptions::new().write(true).create_new(true).open(&path) {
+                Ok(mut file) => {
+                    write!(file, "{}", std::process::id())
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                    return Ok(RunLock { path });
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                    let owner = std::fs::read_to_string(&path).unwrap_or_default();
+                    let pid = owner.trim().parse::<u32>().ok();
+                    if pid.is_some_and(is_gone) {
+                        // A killed run's lock: take it over.
+                        let _ = std::fs::remove_file(&path);
+                        continue;
+                    }
+                    bail!(
+                        "run directory {} is in use by process {} (if no run is using it, \
+                         delete {})",
+                        root.display(),
+                        owner.trim(),
+                        path.display()
+                    );
+                }
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot create {}", path.display()))
+                }
+            }
+        }
+        bail!("cannot take the lock {}", path.display())
+    }
+}
+
+impl Drop for RunLock {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
+}
+
+/// Whether process `pid` surely no longer exists (Linux `/proc`; `false`
+/// where that cannot be told).
+fn is_gone(pid: u32) -> bool {
+    Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_second_run_is_refused_and_a_dead_owner_is_taken_over() {
+        let dir = tempfile::tempdir().unwrap();
+        let lock = RunLock::acquire(dir.path()).unwrap();
+        let err = RunLock::acquire(dir.path()).unwrap_err().to_string();
+        assert!(err.contains("in use by process"), "{err}");
+        drop(lock);
+        assert!(!dir.path().join("lock").exists());
+        if !Path::new("/proc/self").exists() {
+            return; // Liveness cannot be told here.
+        }
+        // A lock naming a process that does not exist (pid beyond pid_max).
+        std::fs::write(dir.path().join("lock"), "4294967295").unwrap();
+        let taken = RunLock::acquire(dir.path()).unwrap();
+        drop(taken);
+    }
+}
