@@ -54,8 +54,19 @@ fn all_replies_lose<G: Game>(state: &G, me: Player, parts: u32, budget: &mut u32
     })
 }
 
+/// Whether `action` ends the game at once with a win for `state`'s side to
+/// move, played out in `scratch` (the decisive-move test, shared with the
+/// tree's decisive expansion).
+pub(crate) fn wins_now<G: Game>(state: &G, action: G::Action, scratch: &mut G) -> bool {
+    let me = state.side_to_move();
+    scratch.clone_from(state);
+    scratch.play(action);
+    scratch.outcome().is_some_and(|o| o.value_for(me) > 0.0)
+}
+
 /// Whether `me`, to move in `state`, has an action that wins at once.
 fn wins_at_once<G: Game>(state: &G, me: Player, budget: &mut u32) -> bool {
+    debug_assert_eq!(state.side_to_move(), me);
     let legal = state.legal_vec();
     let mut candidates = Vec::with_capacity(legal.len());
     state.win_candidates(&legal, &mut candidates);
@@ -69,8 +80,6 @@ fn wins_at_once<G: Game>(state: &G, me: Player, budget: &mut u32) -> bool {
                 return false;
             }
             *budget -= 1;
-            next.clone_from(state);
-            next.play(action);
-            next.outcome().is_some_and(|o| o.value_for(me) > 0.0)
+            wins_now(state, action, &mut next)
         })
 }

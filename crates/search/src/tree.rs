@@ -830,19 +830,12 @@ impl<G: Game> Mcts<G> {
     fn expand_decisive(&mut self, leaf: usize, slot: usize) -> bool {
         let state = &self.pending_positions[slot];
         let legal = &self.pending_legal[slot];
-        let to_move = state.side_to_move();
         // Only the actions the rules say might win are played out.
         state.win_candidates(legal, &mut self.scratch_candidates);
         self.scratch_priors.clear();
         let mut wins = 0usize;
         for (&action, &candidate) in legal.iter().zip(&self.scratch_candidates) {
-            let win = candidate && {
-                self.scratch_state.clone_from(state);
-                self.scratch_state.play(action);
-                self.scratch_state
-                    .outcome()
-                    .is_some_and(|o| o.value_for(to_move) > 0.0)
-            };
+            let win = candidate && crate::proof::wins_now(state, action, &mut self.scratch_state);
             wins += usize::from(win);
             self.scratch_priors.push(if win { 1.0 } else { 0.0 });
         }

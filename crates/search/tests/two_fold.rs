@@ -5,7 +5,7 @@
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rules::{Game, Viking};
-use search::{search, Evaluator, Mcts, SearchConfig, Wdl};
+use search::{search, Evaluator, Mcts, SearchConfig, UniformEvaluator, Wdl};
 
 /// White rook a1, white king l1, black king l7; White to move.
 const START: &str = "11k/12/12/12/12/12/R10K w - - 0 1";
@@ -29,16 +29,12 @@ struct SideToMoveWins;
 impl<G: Game> Evaluator<G> for SideToMoveWins {
     fn evaluate(
         &mut self,
-        _positions: &[&G],
+        positions: &[&G],
         legal: &[&[G::Action]],
         priors: &mut [f32],
         wdl: &mut [Wdl],
     ) {
-        let mut offset = 0;
-        for l in legal {
-            priors[offset..offset + l.len()].fill(1.0 / l.len() as f32);
-            offset += l.len();
-        }
+        UniformEvaluator.evaluate(positions, legal, priors, wdl);
         wdl.fill([1.0, 0.0, 0.0]);
     }
 }
