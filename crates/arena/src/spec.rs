@@ -187,13 +187,13 @@ pub struct FactoryContext {
 }
 
 impl FactoryContext {
-    /// Defaults on `device`: 100 nodes, default search, 300-ply playouts,
+    /// Defaults on `device`: 100 nodes, [`SearchConfig::for_play`], 300-ply playouts,
     /// `../shared/oracle/viking/viking.ini`, 30 s per UCI move.
     pub fn new(device: Device) -> Self {
         FactoryContext {
             device,
             default_nodes: 100,
-            search: SearchConfig::default(),
+            search: SearchConfig::for_play(),
             rollout_max_plies: 300,
             viking_ini: PathBuf::from("../shared/oracle/viking/viking.ini"),
             uci_move_timeout: Duration::from_secs(30),

@@ -97,12 +97,9 @@ impl<G: BotGame> GameBot<G> {
     }
 
     /// A bot around an already loaded network (start position, full
-    /// strength, default search settings without root noise, seed 0).
+    /// strength, [`SearchConfig::for_play`], seed 0).
     pub fn from_net(net: Net, meta: BundleMeta, device: &Device) -> Self {
-        let config = SearchConfig {
-            dirichlet_epsilon: 0.0,
-            ..SearchConfig::default()
-        };
+        let config = SearchConfig::for_play();
         GameBot {
             evaluator: NetEvaluator::new(net, device.clone()),
             meta,

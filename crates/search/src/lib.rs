@@ -53,7 +53,9 @@ mod tests;
 mod toy;
 
 pub use batch::{run_batched, run_batched_until, search, step_batched};
-pub use config::{ConfigError, RootKind, SearchConfig, TemperatureSchedule};
+pub use config::{
+    ConfigError, RootKind, SearchConfig, TemperatureSchedule, PLAY_POLICY_TEMPERATURE,
+};
 pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, Wdl, DRAW_WDL};
 pub use gumbel::{
     completed_q, considered_visit, improved_policy, logit, mixed_value, sequential_halving,

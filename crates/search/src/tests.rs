@@ -218,12 +218,20 @@ fn config_validation_names_the_field() {
     );
     assert_eq!(
         field_of(SearchConfig {
+            policy_temperature: 0.0,
+            ..d()
+        }),
+        "policy_temperature"
+    );
+    assert_eq!(
+        field_of(SearchConfig {
             dirichlet_epsilon: 0.0,
             fpu_reduction: 0.0,
             ..d()
         }),
         "ok"
     );
+    assert_eq!(SearchConfig::for_play().validate(), Ok(()));
 }
 
 #[test]
@@ -609,6 +617,49 @@ fn advance_from_unexpanded_root() {
     tree.advance(3).unwrap();
     assert!(tree.is_terminal());
     assert_eq!(tree.root_wdl(), [0.0, 0.0, 1.0]);
+}
+
+/// Priors 1/2, 1/4, 1/4 over the three legal actions of every node.
+struct HalvingEvaluator;
+
+impl<G: Game> Evaluator<G> for HalvingEvaluator {
+    fn evaluate(&mut self, _p: &[&G], legal: &[&[G::Action]], priors: &mut [f32], wdl: &mut [Wdl]) {
+        assert!(legal.iter().all(|l| l.len() == 3));
+        for block in priors.chunks_exact_mut(3) {
+            block.copy_from_slice(&[0.5, 0.25, 0.25]);
+        }
+        wdl.fill(DRAW_WDL);
+    }
+}
+
+#[test]
+fn policy_temperature_flattens_priors() {
+    // Subtract from 9: take 1, 2 or 3.
+    let priors_at = |t: f32| -> Vec<f32> {
+        let config = SearchConfig {
+            policy_temperature: t,
+            ..quiet()
+        };
+        let tree = search(
+            &Subtract::new(9),
+            &mut HalvingEvaluator,
+            &config,
+            1,
+            &mut rng(),
+        );
+        tree.root_children().iter().map(|c| c.prior).collect()
+    };
+    let close_all = |got: &[f32], want: [f32; 3]| got.iter().zip(want).all(|(a, b)| close(*a, b));
+    assert!(close_all(&priors_at(1.0), [0.5, 0.25, 0.25]));
+    // T = 2: p^(1/2) = (0.707107, 0.5, 0.5), sum 1.707107.
+    let flat = priors_at(2.0);
+    assert!(close_all(&flat, [0.414214, 0.292893, 0.292893]), "{flat:?}");
+    // T = 0.5 sharpens: p^2 = (0.25, 0.0625, 0.0625), sum 0.375.
+    let sharp = priors_at(0.5);
+    assert!(
+        close_all(&sharp, [0.666667, 0.166667, 0.166667]),
+        "{sharp:?}"
+    );
 }
 
 #[test]

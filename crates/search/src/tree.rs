@@ -786,14 +786,16 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Expand `leaf` with children for `legal` and priors `block` (aligned,
-    /// renormalised; uniform if no positive finite entry). Skipped only if
-    /// the arena would outgrow `u32` indices (the leaf then stays a leaf).
+    /// raised to `inv_temperature` ([`SearchConfig::policy_temperature`])
+    /// and renormalised; uniform if no positive finite entry). Skipped only
+    /// if the arena would outgrow `u32` indices (the leaf then stays a leaf).
     fn expand(
         nodes: &mut Vec<Node>,
         actions: &mut Vec<G::Action>,
         leaf: usize,
         legal: &[G::Action],
         block: &[f32],
+        inv_temperature: f32,
     ) {
         let first = nodes.len();
         let (Ok(first_child), Ok(count)) = (u32::try_from(first), u32::try_from(legal.len()))
@@ -803,11 +805,22 @@ impl<G: Game> Mcts<G> {
         if u32::try_from(first + legal.len()).is_err() {
             return;
         }
-        let sum: f32 = block.iter().filter(|p| p.is_finite() && **p > 0.0).sum();
+        let shape = |p: f32| {
+            if inv_temperature == 1.0 {
+                p
+            } else {
+                p.powf(inv_temperature)
+            }
+        };
+        let sum: f32 = block
+            .iter()
+            .filter(|p| p.is_finite() && **p > 0.0)
+            .map(|&p| shape(p))
+            .sum();
         let uniform = 1.0 / legal.len() as f32;
         for &p in block {
             let prior = if sum > 0.0 && p.is_finite() && p > 0.0 {
-                p / sum
+                shape(p) / sum
             } else if sum > 0.0 {
                 0.0
             } else {
@@ -848,6 +861,7 @@ impl<G: Game> Mcts<G> {
             leaf,
             legal,
             &self.scratch_priors,
+            1.0,
         );
         self.nodes[leaf].kind == NodeKind::Expanded
     }
@@ -865,7 +879,14 @@ impl<G: Game> Mcts<G> {
             let leaf = leaf as usize;
             let block = &priors[offset..offset + legal.len()];
             offset += legal.len();
-            Self::expand(&mut self.nodes, &mut self.actions, leaf, legal, block);
+            Self::expand(
+                &mut self.nodes,
+                &mut self.actions,
+                leaf,
+                legal,
+                block,
+                1.0 / self.config.policy_temperature,
+            );
             let path_end = self.pending_path_ends[i] as usize;
             let to_move = self.nodes[leaf].to_move;
             let value = sanitize_wdl(wdl[i]);

@@ -10,7 +10,7 @@ use arena::spec::PlayerFactory;
 use clap::Args;
 use encoding::Encode;
 
-use super::matches::{context, resolve_variant};
+use super::matches::{context, resolve_variant, PlaySearchArgs};
 
 /// Arguments of `lokizero ladder`.
 #[derive(Args, Debug)]
@@ -58,6 +58,8 @@ pub struct LadderArgs {
     /// Seconds a UCI engine may take for one move before it forfeits the game.
     #[arg(long, default_value_t = 30.0)]
     pub uci_timeout: f64,
+    #[command(flatten)]
+    pub search: PlaySearchArgs,
 }
 
 /// Run the ladder and print the table.
@@ -84,6 +86,7 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         args.ply_cap,
         &args.viking_ini,
         args.uci_timeout,
+        &args.search,
     )?;
     let players = args
         .players

@@ -13,6 +13,8 @@ use clap::Args;
 use encoding::Encode;
 use rules::VariantId;
 
+pub use super::search_args::PlaySearchArgs;
+
 /// Arguments of `lokizero match`.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
@@ -59,6 +61,8 @@ pub struct MatchArgs {
     /// Seconds a UCI engine may take for one move before it forfeits the game.
     #[arg(long, default_value_t = 30.0)]
     pub uci_timeout: f64,
+    #[command(flatten)]
+    pub search: PlaySearchArgs,
     /// Print a JSON summary instead of text.
     #[arg(long)]
     pub json: bool,
@@ -93,6 +97,7 @@ pub fn context(
     ply_cap: u32,
     viking_ini: &std::path::Path,
     uci_timeout: f64,
+    search: &PlaySearchArgs,
 ) -> Result<FactoryContext> {
     let device = model::device_from_name(device).map_err(|e| anyhow!(e))?;
     if !(uci_timeout.is_finite() && uci_timeout > 0.0) {
@@ -103,6 +108,7 @@ pub fn context(
     ctx.rollout_max_plies = ply_cap.max(1);
     ctx.viking_ini = viking_ini.to_path_buf();
     ctx.uci_move_timeout = Duration::from_secs_f64(uci_timeout);
+    ctx.search = search.search_config()?;
     Ok(ctx)
 }
 
@@ -133,6 +139,7 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
         args.ply_cap,
         &args.viking_ini,
         args.uci_timeout,
+        &args.search,
     )?;
     let pa = PlayerFactory::<G>::new(&args.a, &ctx)?;
     let pb = PlayerFactory::<G>::new(&args.b, &ctx)?;

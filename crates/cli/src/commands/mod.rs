@@ -9,6 +9,7 @@ mod ladder;
 mod matches;
 mod perft;
 mod play;
+mod search_args;
 mod train;
 mod uci;
 

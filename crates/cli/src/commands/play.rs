@@ -11,6 +11,8 @@ use model::bundle::{load_bundle, peek_variant};
 use model::{Net, NetEvaluator};
 use search::SearchConfig;
 
+use super::search_args::PlaySearchArgs;
+
 /// Arguments of `lokizero play`.
 #[derive(Args, Debug)]
 pub struct PlayArgs {
@@ -26,10 +28,8 @@ pub struct PlayArgs {
     /// MCTS simulations per action for bundle players.
     #[arg(long, default_value_t = 64)]
     simulations: u32,
-    /// Contempt of bundle players: a draw is worth -C to the player to move
-    /// (0 = plain zero-sum search; see search::SearchConfig::contempt).
-    #[arg(long, default_value_t = 0.0)]
-    contempt: f32,
+    #[command(flatten)]
+    search: PlaySearchArgs,
     /// Games played in parallel.
     #[arg(long, default_value_t = 2)]
     concurrency: usize,
@@ -65,14 +65,11 @@ fn bundle_player<G: Encode>(
     device: &burn::tensor::Device,
     name: &str,
     args: &PlayArgs,
+    search: &SearchConfig,
     seed: u64,
 ) -> Box<dyn Player<G>> {
     let eval = NetEvaluator::<G>::new(net.clone(), device.clone());
-    let search = SearchConfig {
-        contempt: args.contempt,
-        ..SearchConfig::default()
-    };
-    Box::new(MctsPlayer::new(name, eval, &search, args.simulations, seed))
+    Box::new(MctsPlayer::new(name, eval, search, args.simulations, seed))
 }
 
 fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
@@ -85,9 +82,7 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
     if args.ply_cap == 0 {
         bail!("--ply-cap must be at least 1");
     }
-    if !args.contempt.is_finite() {
-        bail!("--contempt must be a finite number, got {}", args.contempt);
-    }
+    let search = args.search.search_config()?;
     if args.vs != "random" && !PathBuf::from(&args.vs).is_dir() {
         bail!("--vs {:?} is neither `random` nor a bundle folder", args.vs);
     }
@@ -109,11 +104,25 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
                 args.seed ^ (i as u64 / 2).wrapping_mul(0x9E37_79B9),
             )
         },
-        |i| bundle_player::<G>(&net_a, &device, &name_a, args, args.seed ^ i as u64),
+        |i| {
+            bundle_player::<G>(
+                &net_a,
+                &device,
+                &name_a,
+                args,
+                &search,
+                args.seed ^ i as u64,
+            )
+        },
         |i| match &net_b {
-            Some(net) => {
-                bundle_player::<G>(net, &device, &name_b, args, args.seed ^ (i as u64) << 32)
-            }
+            Some(net) => bundle_player::<G>(
+                net,
+                &device,
+                &name_b,
+                args,
+                &search,
+                args.seed ^ (i as u64) << 32,
+            ),
             None => Box::new(RandomPlayer::new(args.seed.wrapping_mul(31) ^ i as u64)),
         },
     );
@@ -125,7 +134,7 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
             "wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses,
             "as_first": side(&as_first), "as_second": side(&as_second),
             "score": wdl.score(), "win_rate": wdl.win_rate(), "simulations": args.simulations,
-            "contempt": args.contempt, "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
+            "contempt": search.contempt, "policy_temperature": search.policy_temperature, "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
         });
         println!("{summary}");
     } else {

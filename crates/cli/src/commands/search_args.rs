@@ -1,0 +1,38 @@
+//! Search settings of bundle players shared by `play`, `match` and `ladder`.
+
+use anyhow::{anyhow, Result};
+use clap::Args;
+use search::{SearchConfig, PLAY_POLICY_TEMPERATURE};
+
+/// Play-time search options of bundle players (root noise stays off).
+#[derive(Args, Debug, Clone)]
+pub struct PlaySearchArgs {
+    /// Contempt of bundle players: a draw is worth -C to the player to move,
+    /// in [0, 1) (0 = plain zero-sum search; see search::SearchConfig::contempt).
+    #[arg(long, default_value_t = 0.0)]
+    pub contempt: f32,
+    /// Policy softmax temperature of bundle players (> 0): priors become
+    /// p^(1/T) renormalised, so T > 1 lets the search look past a sharp,
+    /// under-trained policy (Leela Chess Zero's PolicySoftmaxTemp; 1 = the
+    /// network's own priors).
+    #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
+    pub policy_temperature: f32,
+}
+
+impl PlaySearchArgs {
+    /// [`SearchConfig::for_play`] with these options.
+    ///
+    /// # Errors
+    /// An option outside its range, named as on the command line.
+    pub fn search_config(&self) -> Result<SearchConfig> {
+        let config = SearchConfig {
+            contempt: self.contempt,
+            policy_temperature: self.policy_temperature,
+            ..SearchConfig::for_play()
+        };
+        config.validate().map_err(|e| {
+            anyhow!("{e}").context("--contempt / --policy-temperature: bad play search option")
+        })?;
+        Ok(config)
+    }
+}
