@@ -21,7 +21,7 @@ use model::{Net, NetEvaluator};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rules::VariantId;
-use search::{RolloutEvaluator, SearchConfig};
+use search::{RolloutEvaluator, RolloutMix, SearchConfig};
 
 use crate::greedy::{GreedyPlayer, Heuristic};
 use crate::player::{Budget, MctsPlayer, Player, RandomPlayer};
@@ -178,8 +178,12 @@ pub struct FactoryContext {
     pub default_nodes: u32,
     /// Search settings for bundle and UCT players (root noise is switched off).
     pub search: SearchConfig,
-    /// Ply cap of UCT random playouts.
+    /// Ply cap of random playouts (UCT players, and bundles with `rollout_mix`).
     pub rollout_max_plies: u32,
+    /// Weight `lambda` of random playouts in a bundle's leaf values
+    /// ([`search::RolloutMix`], AlphaGo's mixed evaluation), in `[0, 1]`;
+    /// 0 (the default) = the network alone.
+    pub rollout_mix: f32,
     /// Fairy-Stockfish variant file for `viking` (`shared/oracle/viking/viking.ini`).
     pub viking_ini: PathBuf,
     /// Limit for one UCI `bestmove` (beyond it the engine forfeits).
@@ -195,6 +199,7 @@ impl FactoryContext {
             default_nodes: 100,
             search: SearchConfig::for_play(),
             rollout_max_plies: 300,
+            rollout_mix: 0.0,
             viking_ini: PathBuf::from("../shared/oracle/viking/viking.ini"),
             uci_move_timeout: Duration::from_secs(30),
         }
@@ -217,7 +222,27 @@ pub struct PlayerFactory<G: Encode + Heuristic> {
     device: Device,
     search: SearchConfig,
     rollout_max_plies: u32,
+    rollout_mix: f32,
     _game: std::marker::PhantomData<fn() -> G>,
+}
+
+/// A search player on `net`: PUCT with `search` (root noise off) and
+/// `budget` per action; `(lambda, max_plies)` mixes random playouts of up
+/// to `max_plies` plies into the leaf values ([`RolloutMix`]; `lambda` 0 =
+/// the network alone). `seed` drives the player's and the playouts'
+/// randomness.
+pub fn net_player<G: Encode>(
+    name: &str,
+    net: Net,
+    device: &Device,
+    search: &SearchConfig,
+    budget: Budget,
+    (lambda, max_plies): (f32, u32),
+    seed: u64,
+) -> Box<dyn Player<G>> {
+    let playouts = RolloutEvaluator::new(1, max_plies, SmallRng::seed_from_u64(seed ^ 0x5EED));
+    let eval = RolloutMix::new(NetEvaluator::<G>::new(net, device.clone()), playouts, lambda);
+    Box::new(MctsPlayer::with_budget(name, eval, search, budget, seed))
 }
 
 /// The UCI options and position dialect for `variant` with Fairy-Stockfish.
@@ -290,6 +315,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
             device: ctx.device.clone(),
             search: ctx.search.clone(),
             rollout_max_plies: ctx.rollout_max_plies,
+            rollout_mix: ctx.rollout_mix,
             _game: std::marker::PhantomData,
         })
     }
@@ -302,6 +328,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
             device: ctx.device.clone(),
             search: ctx.search.clone(),
             rollout_max_plies: ctx.rollout_max_plies,
+            rollout_mix: ctx.rollout_mix,
             _game: std::marker::PhantomData,
         }
     }
@@ -314,16 +341,15 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// A fresh player for one game; `seed` drives its randomness.
     pub fn make(&self, seed: u64) -> Box<dyn Player<G>> {
         match &self.built {
-            Built::Bundle(net, budget) => {
-                let eval = NetEvaluator::<G>::new((**net).clone(), self.device.clone());
-                Box::new(MctsPlayer::with_budget(
-                    self.name.clone(),
-                    eval,
-                    &self.search,
-                    *budget,
-                    seed,
-                ))
-            }
+            Built::Bundle(net, budget) => net_player(
+                &self.name,
+                (**net).clone(),
+                &self.device,
+                &self.search,
+                *budget,
+                (self.rollout_mix, self.rollout_max_plies),
+                seed,
+            ),
             Built::Random => Box::new(RandomPlayer::new(seed)),
             Built::Greedy => Box::new(GreedyPlayer::new(seed)),
             Built::Uct(n) => {

@@ -158,3 +158,58 @@ impl<G: Game, R: Rng> Evaluator<G> for RolloutEvaluator<R> {
         }
     }
 }
+
+/// Mixed leaf evaluation of AlphaGo (Silver et al. 2016, "Mastering the
+/// game of Go with deep neural networks and tree search", eq. 5:
+/// `V(s) = (1 - lambda) v(s) + lambda z`): the priors are `inner`'s (the
+/// network's), the WDL is `(1 - lambda)` times `inner`'s plus `lambda`
+/// times the outcome frequencies of `rollout`'s random playouts (AlphaGo
+/// used `lambda = 0.5`). Play-time only: the playouts cost a full random
+/// game per leaf, and they measure what happens against random play, which
+/// helps a network trained on few, drawish games see a path to a win.
+pub struct RolloutMix<E, R> {
+    inner: E,
+    rollout: RolloutEvaluator<R>,
+    lambda: f32,
+    scratch_priors: Vec<f32>,
+    scratch_wdl: Vec<Wdl>,
+}
+
+impl<E, R> RolloutMix<E, R> {
+    /// Mix `inner` with `rollout` by weight `lambda`, clamped to `[0, 1]`
+    /// (0: `inner` alone, no playouts; 1: the playouts' value alone).
+    pub fn new(inner: E, rollout: RolloutEvaluator<R>, lambda: f32) -> Self {
+        RolloutMix {
+            inner,
+            rollout,
+            lambda: if lambda.is_finite() { lambda.clamp(0.0, 1.0) } else { 0.0 },
+            scratch_priors: Vec::new(),
+            scratch_wdl: Vec::new(),
+        }
+    }
+}
+
+impl<G: Game, E: Evaluator<G>, R: Rng> Evaluator<G> for RolloutMix<E, R> {
+    fn evaluate(
+        &mut self,
+        positions: &[&G],
+        legal: &[&[G::Action]],
+        priors: &mut [f32],
+        wdl: &mut [Wdl],
+    ) {
+        self.inner.evaluate(positions, legal, priors, wdl);
+        if self.lambda == 0.0 {
+            return;
+        }
+        self.scratch_priors.resize(priors.len(), 0.0);
+        self.scratch_wdl.resize(wdl.len(), DRAW_WDL);
+        self.rollout
+            .evaluate(positions, legal, &mut self.scratch_priors, &mut self.scratch_wdl);
+        let l = self.lambda;
+        for (w, r) in wdl.iter_mut().zip(&self.scratch_wdl) {
+            for (a, b) in w.iter_mut().zip(r) {
+                *a = (1.0 - l) * *a + l * b;
+            }
+        }
+    }
+}

@@ -56,7 +56,7 @@ pub use batch::{run_batched, run_batched_until, search, step_batched};
 pub use config::{
     ConfigError, RootKind, SearchConfig, TemperatureSchedule, PLAY_POLICY_TEMPERATURE,
 };
-pub use evaluator::{Evaluator, RolloutEvaluator, UniformEvaluator, Wdl, DRAW_WDL};
+pub use evaluator::{Evaluator, RolloutEvaluator, RolloutMix, UniformEvaluator, Wdl, DRAW_WDL};
 pub use gumbel::{
     completed_q, considered_visit, improved_policy, logit, mixed_value, sequential_halving,
     sigma_scale, HalvingPhase,

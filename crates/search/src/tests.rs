@@ -851,6 +851,29 @@ fn rollout_evaluator_values() {
     assert_eq!(wdl, [DRAW_WDL, DRAW_WDL]);
 }
 
+#[test]
+fn rollout_mix_weights_network_and_playouts() {
+    // Pile 1: every playout is a win for the mover; the inner evaluator
+    // (uniform priors) says draw. Priors always come from the inner one.
+    let one = Subtract::new(1);
+    let positions = [&one];
+    let legal: [&[u8]; 1] = [&[1]];
+    let wdl_at = |lambda: f32| {
+        let playouts = RolloutEvaluator::new(1, 10, StdRng::seed_from_u64(1));
+        let mut mix = RolloutMix::new(UniformEvaluator, playouts, lambda);
+        let (mut priors, mut wdl) = ([0.0; 1], [[9.0; 3]; 1]);
+        mix.evaluate(&positions, &legal, &mut priors, &mut wdl);
+        assert_eq!(priors, [1.0]);
+        wdl[0]
+    };
+    assert_eq!(wdl_at(0.0), DRAW_WDL);
+    assert_eq!(wdl_at(1.0), [1.0, 0.0, 0.0]);
+    assert_eq!(wdl_at(0.25), [0.25, 0.75, 0.0]);
+    // Out-of-range weights are clamped, NaN means the network alone.
+    assert_eq!(wdl_at(7.0), [1.0, 0.0, 0.0]);
+    assert_eq!(wdl_at(f32::NAN), DRAW_WDL);
+}
+
 /// Non-alternating turns on a real (if tiny) game: the move chosen has the
 /// exact minimax value, computed by comparing sides, for every pile (9 of
 /// these 11 piles have both winning and losing moves).

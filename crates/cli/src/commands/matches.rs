@@ -109,6 +109,7 @@ pub fn context(
     ctx.viking_ini = viking_ini.to_path_buf();
     ctx.uci_move_timeout = Duration::from_secs_f64(uci_timeout);
     ctx.search = search.search_config()?;
+    ctx.rollout_mix = search.rollout_mix()?;
     Ok(ctx)
 }
 

@@ -4,11 +4,13 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Result};
-use arena::{play_match, random_opening, tally_by_side, MctsPlayer, Player, RandomPlayer, Wdl};
+use arena::player::Budget;
+use arena::spec::net_player;
+use arena::{play_match, random_opening, tally_by_side, Player, RandomPlayer, Wdl};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant};
-use model::{Net, NetEvaluator};
+use model::Net;
 use search::SearchConfig;
 
 use super::search_args::PlaySearchArgs;
@@ -68,8 +70,15 @@ fn bundle_player<G: Encode>(
     search: &SearchConfig,
     seed: u64,
 ) -> Box<dyn Player<G>> {
-    let eval = NetEvaluator::<G>::new(net.clone(), device.clone());
-    Box::new(MctsPlayer::new(name, eval, search, args.simulations, seed))
+    net_player::<G>(
+        name,
+        net.clone(),
+        device,
+        search,
+        Budget::Nodes(args.simulations),
+        (args.search.rollout_mix, args.ply_cap),
+        seed,
+    )
 }
 
 fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
@@ -83,6 +92,7 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
         bail!("--ply-cap must be at least 1");
     }
     let search = args.search.search_config()?;
+    args.search.rollout_mix()?;
     if args.vs != "random" && !PathBuf::from(&args.vs).is_dir() {
         bail!("--vs {:?} is neither `random` nor a bundle folder", args.vs);
     }
@@ -134,7 +144,8 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
             "wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses,
             "as_first": side(&as_first), "as_second": side(&as_second),
             "score": wdl.score(), "win_rate": wdl.win_rate(), "simulations": args.simulations,
-            "contempt": search.contempt, "policy_temperature": search.policy_temperature, "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
+            "contempt": search.contempt, "policy_temperature": search.policy_temperature,
+            "rollout_mix": args.search.rollout_mix, "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
         });
         println!("{summary}");
     } else {

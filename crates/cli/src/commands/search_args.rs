@@ -17,6 +17,12 @@ pub struct PlaySearchArgs {
     /// network's own priors).
     #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
     pub policy_temperature: f32,
+    /// Weight lambda in [0, 1] of one random playout per leaf in bundle
+    /// players' leaf values: (1 - lambda) * network + lambda * playout
+    /// (AlphaGo's mixed evaluation; 0 = the network alone). Playouts stop
+    /// at --ply-cap plies.
+    #[arg(long, default_value_t = 0.0)]
+    pub rollout_mix: f32,
 }
 
 impl PlaySearchArgs {
@@ -34,5 +40,17 @@ impl PlaySearchArgs {
             anyhow!("{e}").context("--contempt / --policy-temperature: bad play search option")
         })?;
         Ok(config)
+    }
+
+    /// `--rollout-mix`, checked.
+    ///
+    /// # Errors
+    /// A value outside `[0, 1]`.
+    pub fn rollout_mix(&self) -> Result<f32> {
+        if (0.0..=1.0).contains(&self.rollout_mix) {
+            Ok(self.rollout_mix)
+        } else {
+            Err(anyhow!("--rollout-mix must be in [0, 1], got {}", self.rollout_mix))
+        }
     }
 }
