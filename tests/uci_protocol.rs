@@ -155,6 +155,8 @@ fn handshake_is_fast_and_complete() {
         "option name Temperature type spin default 0 min 0 max 1000",
         "option name PolicyOnly type check default false",
         "option name Move Overhead type spin default 50 min 0 max 5000",
+        "option name Contempt type spin default 0 min 0 max 99",
+        "option name PolicyTemperature type spin default 160 min 1 max 1000",
     ] {
         assert!(lines.iter().any(|l| l == expected), "missing {expected:?} in {lines:#?}");
     }
@@ -259,6 +261,19 @@ fn plays_with_every_go_form() {
     assert!(
         lines.iter().any(|l| l.contains(" nodes 4 ")),
         "Nodes caps: {lines:?}"
+    );
+
+    // Search options reach the search: a legal move, no error, and a bad
+    // value is refused with the option's name.
+    e.send("setoption name Contempt value 30");
+    e.send("setoption name PolicyTemperature value 250");
+    e.send("setoption name PolicyTemperature value 0");
+    let (mv, lines) = e.bestmove("go nodes 4", SLOW);
+    assert!(legal_after(VariantId::Losers, &[], &mv));
+    let errs = errors(&lines);
+    assert!(
+        errs.iter().any(|l| l.contains("PolicyTemperature")),
+        "{lines:?}"
     );
     e.quit();
 }

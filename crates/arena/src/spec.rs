@@ -241,7 +241,11 @@ pub fn net_player<G: Encode>(
     seed: u64,
 ) -> Box<dyn Player<G>> {
     let playouts = RolloutEvaluator::new(1, max_plies, SmallRng::seed_from_u64(seed ^ 0x5EED));
-    let eval = RolloutMix::new(NetEvaluator::<G>::new(net, device.clone()), playouts, lambda);
+    let eval = RolloutMix::new(
+        NetEvaluator::<G>::new(net, device.clone()),
+        playouts,
+        lambda,
+    );
     Box::new(MctsPlayer::with_budget(name, eval, search, budget, seed))
 }
 

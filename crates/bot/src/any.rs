@@ -138,6 +138,14 @@ impl Bot {
         each!(self, b => b.set_strength(strength))
     }
 
+    /// Change the search settings (see [`GameBot::set_search_config`]).
+    ///
+    /// # Errors
+    /// [`BotError::Setting`] for an out-of-range value.
+    pub fn set_search_config(&mut self, config: search::SearchConfig) -> Result<(), BotError> {
+        each!(self, b => b.set_search_config(config.clone()))
+    }
+
     /// Reseed temperature sampling.
     pub fn set_seed(&mut self, seed: u64) {
         each!(self, b => b.set_seed(seed))

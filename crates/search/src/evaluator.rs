@@ -182,7 +182,11 @@ impl<E, R> RolloutMix<E, R> {
         RolloutMix {
             inner,
             rollout,
-            lambda: if lambda.is_finite() { lambda.clamp(0.0, 1.0) } else { 0.0 },
+            lambda: if lambda.is_finite() {
+                lambda.clamp(0.0, 1.0)
+            } else {
+                0.0
+            },
             scratch_priors: Vec::new(),
             scratch_wdl: Vec::new(),
         }
@@ -203,8 +207,12 @@ impl<G: Game, E: Evaluator<G>, R: Rng> Evaluator<G> for RolloutMix<E, R> {
         }
         self.scratch_priors.resize(priors.len(), 0.0);
         self.scratch_wdl.resize(wdl.len(), DRAW_WDL);
-        self.rollout
-            .evaluate(positions, legal, &mut self.scratch_priors, &mut self.scratch_wdl);
+        self.rollout.evaluate(
+            positions,
+            legal,
+            &mut self.scratch_priors,
+            &mut self.scratch_wdl,
+        );
         let l = self.lambda;
         for (w, r) in wdl.iter_mut().zip(&self.scratch_wdl) {
             for (a, b) in w.iter_mut().zip(r) {

@@ -50,7 +50,10 @@ impl PlaySearchArgs {
         if (0.0..=1.0).contains(&self.rollout_mix) {
             Ok(self.rollout_mix)
         } else {
-            Err(anyhow!("--rollout-mix must be in [0, 1], got {}", self.rollout_mix))
+            Err(anyhow!(
+                "--rollout-mix must be in [0, 1], got {}",
+                self.rollout_mix
+            ))
         }
     }
 }

@@ -320,6 +320,7 @@ impl Engine {
         let result = bot
             .set_position(spec.fen.as_deref(), &spec.moves)
             .and_then(|()| bot.set_strength(self.options.strength()))
+            .and_then(|()| bot.set_search_config(self.options.search_config()))
             .map_err(|e| e.to_string());
         match result {
             Ok(()) => Ok(bot),

@@ -12,6 +12,11 @@ pub const MAX_NODES: u32 = 100_000_000;
 /// Largest `Temperature` value offered (hundredths: 1000 = temperature 10).
 pub const MAX_TEMPERATURE_CENTI: u32 = 1000;
 
+/// Largest `Contempt` value offered (hundredths: 99 = contempt 0.99).
+pub const MAX_CONTEMPT_CENTI: u32 = 99;
+/// Largest `PolicyTemperature` value offered (hundredths: 1000 = 10).
+pub const MAX_POLICY_TEMPERATURE_CENTI: u32 = 1000;
+
 /// Option values.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Options {
@@ -29,6 +34,11 @@ pub struct Options {
     pub policy_only: bool,
     /// `Move Overhead` in milliseconds, kept in reserve on the clock.
     pub move_overhead_ms: u64,
+    /// `Contempt` in hundredths ([`search::SearchConfig::contempt`]).
+    pub contempt_centi: u32,
+    /// `PolicyTemperature` in hundredths, `>= 1`
+    /// ([`search::SearchConfig::policy_temperature`]).
+    pub policy_temperature_centi: u32,
 }
 
 /// What a `setoption` changed.
@@ -40,7 +50,8 @@ pub enum Changed {
     Bundle,
     /// `Threads`.
     Threads,
-    /// `Nodes`, `Temperature`, `PolicyOnly`, `Move Overhead`.
+    /// `Nodes`, `Temperature`, `PolicyOnly`, `Move Overhead`, `Contempt`,
+    /// `PolicyTemperature`.
     Strength,
 }
 
@@ -55,6 +66,8 @@ impl Options {
             temperature_centi: 0,
             policy_only: false,
             move_overhead_ms: 50,
+            contempt_centi: 0,
+            policy_temperature_centi: (search::PLAY_POLICY_TEMPERATURE * 100.0).round() as u32,
         }
     }
 
@@ -88,6 +101,11 @@ impl Options {
             format!(
                 "option name Move Overhead type spin default {} min 0 max 5000",
                 self.move_overhead_ms
+            ),
+            format!("option name Contempt type spin default 0 min 0 max {MAX_CONTEMPT_CENTI}"),
+            format!(
+                "option name PolicyTemperature type spin default {} min 1 max {MAX_POLICY_TEMPERATURE_CENTI}",
+                self.policy_temperature_centi
             ),
         ]
     }
@@ -160,7 +178,32 @@ impl Options {
                 self.move_overhead_ms = spin(5000)?;
                 Ok(Changed::Strength)
             }
+            "contempt" => {
+                self.contempt_centi = spin(u64::from(MAX_CONTEMPT_CENTI))? as u32;
+                Ok(Changed::Strength)
+            }
+            "policytemperature" => {
+                let v = spin(u64::from(MAX_POLICY_TEMPERATURE_CENTI))?;
+                if v == 0 {
+                    return Err(format!(
+                        "option PolicyTemperature: expected an integer in 1..={MAX_POLICY_TEMPERATURE_CENTI}, got 0"
+                    ));
+                }
+                self.policy_temperature_centi = v as u32;
+                Ok(Changed::Strength)
+            }
             _ => Err(format!("unknown option {:?}", name.trim())),
+        }
+    }
+
+    /// The play search config these options ask for
+    /// ([`search::SearchConfig::for_play`] with `Contempt` and
+    /// `PolicyTemperature`).
+    pub fn search_config(&self) -> search::SearchConfig {
+        search::SearchConfig {
+            contempt: self.contempt_centi as f32 / 100.0,
+            policy_temperature: self.policy_temperature_centi as f32 / 100.0,
+            ..search::SearchConfig::for_play()
         }
     }
 
@@ -198,6 +241,15 @@ mod tests {
         assert!(o.set("Threads", "0").is_err());
         assert!(o.set("PolicyOnly", "maybe").is_err());
         assert!(o.set("Hash", "16").is_err());
+        assert_eq!(o.search_config().policy_temperature, 1.6);
+        o.set("Contempt", "30").unwrap();
+        o.set("PolicyTemperature", "250").unwrap();
+        let c = o.search_config();
+        assert_eq!((c.contempt, c.policy_temperature), (0.3, 2.5));
+        assert_eq!(c.validate(), Ok(()));
+        assert!(o.set("Contempt", "100").is_err());
+        assert!(o.set("PolicyTemperature", "0").is_err());
+        assert_eq!(o.search_config().policy_temperature, 2.5);
         let decl = o.declarations();
         assert_eq!(
             decl[0],
