@@ -805,11 +805,17 @@ impl<G: Game> Mcts<G> {
         if u32::try_from(first + legal.len()).is_err() {
             return;
         }
+        // (p / p_max)^(1/T): dividing by the largest prior first keeps the
+        // top action at 1, so a small T cannot underflow every prior to 0.
+        let p_max = block
+            .iter()
+            .filter(|p| p.is_finite() && **p > 0.0)
+            .fold(0.0f32, |m, &p| m.max(p));
         let shape = |p: f32| {
             if inv_temperature == 1.0 {
                 p
             } else {
-                p.powf(inv_temperature)
+                (p / p_max).powf(inv_temperature)
             }
         };
         let sum: f32 = block

@@ -192,12 +192,17 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
         .map(|g| format!("game {}: {}", g.index, termination(g)))
         .collect();
     if args.json {
-        let summary = serde_json::json!({
+        let mut summary = serde_json::json!({
             "variant": G::VARIANT.as_str(), "a": pa.name(), "b": pb.name(),
             "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
             "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
             "stopped_early": report.stopped_early, "forfeits": failures,
+            "nodes": args.nodes, "ply_cap": args.ply_cap,
+            "openings_random_plies": args.openings_random_plies, "seed": args.seed,
         });
+        if let Some(map) = summary.as_object_mut() {
+            map.extend(args.search.json_fields());
+        }
         println!("{summary}");
         return Ok(());
     }

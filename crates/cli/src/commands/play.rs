@@ -139,14 +139,16 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
     let (as_first, as_second) = tally_by_side(&played);
     let side = |w: &Wdl| serde_json::json!({"wins": w.wins, "draws": w.draws, "losses": w.losses});
     if args.json {
-        let summary = serde_json::json!({
+        let mut summary = serde_json::json!({
             "variant": G::VARIANT.as_str(), "a": name_a, "b": name_b, "games": wdl.games(),
             "wins": wdl.wins, "draws": wdl.draws, "losses": wdl.losses,
             "as_first": side(&as_first), "as_second": side(&as_second),
             "score": wdl.score(), "win_rate": wdl.win_rate(), "simulations": args.simulations,
-            "contempt": search.contempt, "policy_temperature": search.policy_temperature,
-            "rollout_mix": args.search.rollout_mix, "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
+            "opening_plies": args.opening_plies, "ply_cap": args.ply_cap,
         });
+        if let Some(map) = summary.as_object_mut() {
+            map.extend(args.search.json_fields());
+        }
         println!("{summary}");
     } else {
         let short = |w: &Wdl| format!("+{} ={} -{}", w.wins, w.draws, w.losses);

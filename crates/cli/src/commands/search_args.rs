@@ -9,19 +9,19 @@ use search::{SearchConfig, PLAY_POLICY_TEMPERATURE};
 pub struct PlaySearchArgs {
     /// Contempt of bundle players: a draw is worth -C to the player to move,
     /// in [0, 1) (0 = plain zero-sum search; see search::SearchConfig::contempt).
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub contempt: f32,
     /// Policy softmax temperature of bundle players (> 0): priors become
     /// p^(1/T) renormalised, so T > 1 lets the search look past a sharp,
     /// under-trained policy (Leela Chess Zero's PolicySoftmaxTemp; 1 = the
     /// network's own priors).
-    #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE)]
+    #[arg(long, default_value_t = PLAY_POLICY_TEMPERATURE, allow_hyphen_values = true)]
     pub policy_temperature: f32,
     /// Weight lambda in [0, 1] of one random playout per leaf in bundle
     /// players' leaf values: (1 - lambda) * network + lambda * playout
     /// (AlphaGo's mixed evaluation; 0 = the network alone). Playouts stop
     /// at --ply-cap plies.
-    #[arg(long, default_value_t = 0.0)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub rollout_mix: f32,
 }
 
@@ -40,6 +40,21 @@ impl PlaySearchArgs {
             anyhow!("{e}").context("--contempt / --policy-temperature: bad play search option")
         })?;
         Ok(config)
+    }
+
+    /// The three options as JSON fields (`contempt`, `policy_temperature`,
+    /// `rollout_mix`), each printed as typed (0.3, not f32's 0.30000001).
+    pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let short =
+            |v: f32| serde_json::Value::from(format!("{v}").parse::<f64>().unwrap_or(f64::NAN));
+        [
+            ("contempt", self.contempt),
+            ("policy_temperature", self.policy_temperature),
+            ("rollout_mix", self.rollout_mix),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), short(v)))
+        .collect()
     }
 
     /// `--rollout-mix`, checked.

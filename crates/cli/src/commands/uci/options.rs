@@ -117,14 +117,16 @@ impl Options {
     /// A message naming the option and the bad value; nothing changes then.
     pub fn set(&mut self, name: &str, value: &str) -> Result<Changed, String> {
         let value = value.trim();
-        let spin = |max: u64| -> Result<u64, String> {
+        let spin_from = |min: u64, max: u64| -> Result<u64, String> {
             match value.parse::<u64>() {
-                Ok(v) if v <= max => Ok(v),
+                Ok(v) if (min..=max).contains(&v) => Ok(v),
                 _ => Err(format!(
-                    "option {name}: expected an integer in 0..={max}, got {value:?}"
+                    "option {}: expected an integer in {min}..={max}, got {value:?}",
+                    name.trim()
                 )),
             }
         };
+        let spin = |max: u64| spin_from(0, max);
         match name.trim().to_ascii_lowercase().as_str() {
             "uci_variant" => {
                 if value.eq_ignore_ascii_case(CHESS_ALIAS) {
@@ -147,11 +149,7 @@ impl Options {
                 Ok(Changed::Bundle)
             }
             "threads" => {
-                let v = spin(256)?;
-                if v == 0 {
-                    return Err("option Threads: expected an integer in 1..=256, got 0".into());
-                }
-                self.threads = v as usize;
+                self.threads = spin_from(1, 256)? as usize;
                 Ok(Changed::Threads)
             }
             "nodes" => {
@@ -183,13 +181,8 @@ impl Options {
                 Ok(Changed::Strength)
             }
             "policytemperature" => {
-                let v = spin(u64::from(MAX_POLICY_TEMPERATURE_CENTI))?;
-                if v == 0 {
-                    return Err(format!(
-                        "option PolicyTemperature: expected an integer in 1..={MAX_POLICY_TEMPERATURE_CENTI}, got 0"
-                    ));
-                }
-                self.policy_temperature_centi = v as u32;
+                self.policy_temperature_centi =
+                    spin_from(1, u64::from(MAX_POLICY_TEMPERATURE_CENTI))? as u32;
                 Ok(Changed::Strength)
             }
             _ => Err(format!("unknown option {:?}", name.trim())),
@@ -248,7 +241,13 @@ mod tests {
         assert_eq!((c.contempt, c.policy_temperature), (0.3, 2.5));
         assert_eq!(c.validate(), Ok(()));
         assert!(o.set("Contempt", "100").is_err());
-        assert!(o.set("PolicyTemperature", "0").is_err());
+        for bad in ["0", "-3", "abc", "1001"] {
+            let e = o.set("PolicyTemperature", bad).unwrap_err();
+            assert!(
+                e.contains("PolicyTemperature: expected an integer in 1..=1000"),
+                "{e}"
+            );
+        }
         assert_eq!(o.search_config().policy_temperature, 2.5);
         let decl = o.declarations();
         assert_eq!(
