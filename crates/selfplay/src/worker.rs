@@ -70,6 +70,14 @@ pub struct SelfPlayConfig {
     /// ply-capped draws (issue #4). Only self-play records: matches and
     /// the rules never adjudicate by material.
     pub adjudicate_material: f32,
+    /// Weight `lambda` in `[0, 1]` of one random playout (up to `ply_cap`
+    /// plies) in every leaf value of the self-play search
+    /// ([`search::RolloutMix`], AlphaGo's mixed evaluation); 0 (the
+    /// default) = the network alone. For bootstrapping a run whose
+    /// self-play collapsed into draws (a flat value head): the playouts
+    /// make the search, and so the recorded games, see wins the network
+    /// does not yet value. Costs a random game per leaf.
+    pub rollout_mix: f32,
     /// Games per replay chunk file (a killed run loses at most one part).
     pub games_per_chunk: usize,
     /// Self-play threads, each with its own network copy and share of the
@@ -112,6 +120,7 @@ impl Default for SelfPlayConfig {
             final_temperature: 0.0,
             ply_cap: 200,
             adjudicate_material: 0.0,
+            rollout_mix: 0.0,
             games_per_chunk: 50,
             workers: 2,
             resign: false,
@@ -127,7 +136,7 @@ impl Default for SelfPlayConfig {
 impl SelfPlayConfig {
     /// Check ranges; the message names the offending key.
     pub fn validate(&self) -> Result<(), String> {
-        let checks: [(bool, &str); 9] = [
+        let checks: [(bool, &str); 10] = [
             (
                 self.workers >= 1 && self.workers <= 64,
                 "selfplay.workers must be in 1..=64",
@@ -159,6 +168,10 @@ impl SelfPlayConfig {
             (
                 self.adjudicate_material.is_finite() && self.adjudicate_material >= 0.0,
                 "selfplay.adjudicate_material must be finite and >= 0",
+            ),
+            (
+                (0.0..=1.0).contains(&self.rollout_mix),
+                "selfplay.rollout_mix must be in [0, 1]",
             ),
             (
                 self.games_per_chunk >= 1,
@@ -736,6 +749,13 @@ mod tests {
             ..off
         };
         assert!(bad.validate().unwrap_err().contains("adjudicate_material"));
+        for mix in [-0.1, 1.5, f32::NAN] {
+            let bad = SelfPlayConfig {
+                rollout_mix: mix,
+                ..SelfPlayConfig::default()
+            };
+            assert!(bad.validate().unwrap_err().contains("rollout_mix"), "{mix}");
+        }
     }
 
     #[test]

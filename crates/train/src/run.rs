@@ -44,6 +44,7 @@ use model::bundle::{load_bundle, meta_for, read_meta, save_bundle};
 use model::{Net, NetEvaluator, NetShape};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
+use search::{RolloutEvaluator, RolloutMix};
 use selfplay::replay::{chunk_name, list_chunks};
 use selfplay::resign::{calibrate_threshold, false_positive_rate};
 use selfplay::{
@@ -767,14 +768,23 @@ fn selfplay_generation<E: Encode>(
             concurrent_games: sp.concurrent_games.div_ceil(sp.workers),
             ..sp.clone()
         };
+        let seed = seed_for(config, g, next_part);
         let s = play_games_parallel(
             start,
-            |_| NetEvaluator::<E>::new(net.clone(), device.clone()),
+            |w| {
+                let playouts = RolloutEvaluator::new(
+                    1,
+                    sp.ply_cap,
+                    SmallRng::seed_from_u64(seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9)),
+                );
+                let net_eval = NetEvaluator::<E>::new(net.clone(), device.clone());
+                RolloutMix::new(net_eval, playouts, sp.rollout_mix)
+            },
             &config.search,
             &per_worker,
             n,
             sp.workers,
-            seed_for(config, g, next_part),
+            seed,
             |r| {
                 pb.inc(1);
                 part_games.push(r);
