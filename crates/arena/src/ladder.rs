@@ -32,6 +32,9 @@ pub struct LadderSettings {
     pub prior_draws: f64,
     /// Player rated 0 (`None`: the mean is 0).
     pub anchor: Option<usize>,
+    /// How the players searched (budget, contempt, policy temperature,
+    /// rollout mix), one line for the report and `ladder.json`.
+    pub player_settings: String,
 }
 
 /// The result of one pair.
@@ -62,6 +65,8 @@ pub struct LadderResult {
     pub anchor: Option<usize>,
     /// Virtual draws per pair used in the fit.
     pub prior_draws: f64,
+    /// [`LadderSettings::player_settings`].
+    pub player_settings: String,
 }
 
 /// Anything that stops a ladder.
@@ -186,6 +191,7 @@ pub fn run_ladder<G: Encode + Heuristic>(
         pairs,
         anchor: settings.anchor,
         prior_draws: settings.prior_draws,
+        player_settings: settings.player_settings.clone(),
     };
     let md = out.join("ladder.md");
     model::atomic::write_atomic(&md, markdown(&result, settings).as_bytes()).map_err(io(&md))?;
@@ -233,6 +239,9 @@ pub fn markdown(result: &LadderResult, settings: &LadderSettings) -> String {
         settings.opening_plies,
         settings.seed
     ));
+    if !result.player_settings.is_empty() {
+        s.push_str(&format!("Players: {}.\n\n", result.player_settings));
+    }
     s.push_str("| rank | player | Elo | 95 % interval | ± | games | score |\n|---:|---|---:|---|---:|---:|---:|\n");
     let mut order: Vec<usize> = (0..result.names.len()).collect();
     order.sort_by(|&x, &y| result.ratings[y].elo.total_cmp(&result.ratings[x].elo));

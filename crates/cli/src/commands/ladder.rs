@@ -110,6 +110,14 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         seed: args.seed,
         prior_draws: args.prior_draws,
         anchor,
+        player_settings: format!(
+            "bundles search {} simulations per action unless their spec says otherwise, \
+             contempt {}, policy temperature {}, rollout mix {}",
+            args.nodes,
+            args.search.contempt,
+            args.search.policy_temperature,
+            args.search.rollout_mix
+        ),
     };
     let result = run_ladder(&players, &settings, &args.out, |line| eprintln!("{line}"))?;
     print!("{}", arena::ladder::markdown(&result, &settings));
