@@ -124,6 +124,24 @@ impl<R: Rng> RolloutEvaluator<R> {
     }
 }
 
+impl<R: Rng> RolloutEvaluator<R> {
+    /// The playouts' WDL of each position into `wdl` (`[B]`, from each
+    /// position's side to move).
+    fn write_values<G: Game>(&mut self, positions: &[&G], wdl: &mut [Wdl]) {
+        let playouts = self.playouts.max(1);
+        let mut scratch = Vec::new();
+        for (position, out) in positions.iter().zip(wdl.iter_mut()) {
+            let me = position.side_to_move();
+            let mut counts = [0u32; 3];
+            for _ in 0..playouts {
+                counts[self.playout(*position, me, &mut scratch)] += 1;
+            }
+            let n = playouts as f32;
+            *out = counts.map(|c| c as f32 / n);
+        }
+    }
+}
+
 fn wdl_index(winner: Option<Player>, me: Player) -> usize {
     match winner {
         None => 1,
@@ -141,21 +159,7 @@ impl<G: Game, R: Rng> Evaluator<G> for RolloutEvaluator<R> {
         wdl: &mut [Wdl],
     ) {
         write_uniform(legal, priors);
-        let playouts = self.playouts.max(1);
-        let mut scratch = Vec::new();
-        for (position, out) in positions.iter().zip(wdl.iter_mut()) {
-            let me = position.side_to_move();
-            let mut counts = [0u32; 3];
-            for _ in 0..playouts {
-                counts[self.playout(*position, me, &mut scratch)] += 1;
-            }
-            let n = playouts as f32;
-            *out = [
-                counts[0] as f32 / n,
-                counts[1] as f32 / n,
-                counts[2] as f32 / n,
-            ];
-        }
+        self.write_values(positions, wdl);
     }
 }
 
@@ -171,7 +175,6 @@ pub struct RolloutMix<E, R> {
     inner: E,
     rollout: RolloutEvaluator<R>,
     lambda: f32,
-    scratch_priors: Vec<f32>,
     scratch_wdl: Vec<Wdl>,
 }
 
@@ -187,7 +190,6 @@ impl<E, R> RolloutMix<E, R> {
             } else {
                 0.0
             },
-            scratch_priors: Vec::new(),
             scratch_wdl: Vec::new(),
         }
     }
@@ -205,14 +207,8 @@ impl<G: Game, E: Evaluator<G>, R: Rng> Evaluator<G> for RolloutMix<E, R> {
         if self.lambda == 0.0 {
             return;
         }
-        self.scratch_priors.resize(priors.len(), 0.0);
         self.scratch_wdl.resize(wdl.len(), DRAW_WDL);
-        self.rollout.evaluate(
-            positions,
-            legal,
-            &mut self.scratch_priors,
-            &mut self.scratch_wdl,
-        );
+        self.rollout.write_values(positions, &mut self.scratch_wdl);
         let l = self.lambda;
         for (w, r) in wdl.iter_mut().zip(&self.scratch_wdl) {
             for (a, b) in w.iter_mut().zip(r) {
