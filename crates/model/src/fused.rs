@@ -16,21 +16,18 @@
 //!   `y = (x - mean) / sqrt(var + eps) * gamma + beta`, so it is folded into
 //!   the preceding convolution's weights (scaled per output channel) and a
 //!   bias;
-//! - activations are `[rows, channels]` with `rows = positions * H * W`
-//!   (NHWC), so a 1x1 convolution is one matrix product and a 3x3 one is an
-//!   im2col copy (`[rows, 9 * C_in]`, zero rows outside the board = "same"
-//!   padding) followed by one product with the `[9 * C_in, C_out]` weights;
-//! - the bias enters the 3x3 products as one more weight row (im2col rows
-//!   end in a constant 1), the residual as the product's starting value
-//!   (one copy), so besides the product only the ReLU takes a pass over
-//!   the output;
+//! - activations are channels-last with a zero border,
+//!   `[positions, H + 2, W + 2, C]`, and every convolution is a direct one
+//!   ([`crate::direct`]) whose accumulators start at the bias and are
+//!   stored once with the residual and ReLU applied, or straight into the
+//!   heads' output layouts;
 //! - a batch is cut into chunks of about [`TARGET_ROWS`] rows, one chunk
 //!   per rayon task, each running the whole network with its thread's
 //!   reusable scratch buffers (activations stay in cache; no allocation per
-//!   position; single-threaded `gemm` inside a chunk).
+//!   position).
 //!
-//! Matrix products use the `gemm` crate (the one burn's flex backend uses),
-//! which picks AVX-512/AVX2/NEON kernels at run time.
+//! The value head's dense layers use the `gemm` crate (the one burn's flex
+//! backend uses), which picks AVX-512/AVX2/NEON kernels at run time.
 
 use std::cell::RefCell;
 
@@ -39,12 +36,12 @@ use burn::nn::{BatchNorm, Linear};
 use burn::tensor::Tensor;
 use rayon::prelude::*;
 
+use crate::direct::{DirectConv, Padded, PaddedBuf};
 use crate::net::{ConvBn, Net, NetShape};
 
-/// Rows (positions x squares) per chunk: a few hundred rows keep the im2col
-/// buffer (`rows * 9 * F` floats, 0.6 MB for F = 32) in the L2 cache while
-/// each matrix product is still large enough for the gemm kernels
-/// (128..2048 measured alike within noise on the 2-core machine).
+/// Rows (positions x squares) per chunk: a few hundred rows keep a chunk's
+/// activations (`rows * F` floats per buffer) in the L2 cache and the
+/// value head's matrix products large enough for the gemm kernels.
 pub const TARGET_ROWS: usize = 512;
 
 /// Why a [`Net`] could not be converted.
@@ -60,18 +57,6 @@ pub enum FusedError {
     },
 }
 
-/// A convolution with batch norm folded in: `weight` is `[k*k*C_in, C_out]`
-/// row-major with row index `(ky * k + kx) * C_in + c_in`, for 3x3 kernels
-/// followed by the bias as one more row (the im2col rows end in a constant
-/// 1, so the product adds the bias); `bias` `[C_out]`.
-struct FusedConv {
-    kernel: usize,
-    cin: usize,
-    cout: usize,
-    weight: Vec<f32>,
-    bias: Vec<f32>,
-}
-
 /// A dense layer: `weight` `[d_in, d_out]` row-major (burn's `Linear`
 /// layout), `bias` `[d_out]`.
 struct FusedDense {
@@ -84,11 +69,11 @@ struct FusedDense {
 /// The network of [`Net`] in inference form (see the module docs).
 pub struct FusedNet {
     shape: NetShape,
-    stem: FusedConv,
-    blocks: Vec<(FusedConv, FusedConv)>,
-    policy_hidden: FusedConv,
-    policy_out: FusedConv,
-    value_conv: FusedConv,
+    stem: DirectConv,
+    blocks: Vec<(DirectConv, DirectConv)>,
+    policy_hidden: DirectConv,
+    policy_out: DirectConv,
+    value_conv: DirectConv,
     value_fc: FusedDense,
     value_out: FusedDense,
     moves_left_out: Option<FusedDense>,
@@ -128,9 +113,8 @@ fn floats<const D: usize>(t: Tensor<D>, layer: &str, len: usize) -> Result<Vec<f
 /// Fold `bn` (if any) into `conv`: per output channel `o`,
 /// `scale = gamma / sqrt(var + eps)`, `W' = W * scale`,
 /// `b' = (b - mean) * scale + beta`.
-fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<FusedConv, FusedError> {
+fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<DirectConv, FusedError> {
     let [cout, cin, kh, kw] = conv.weight.val().dims();
-    let kernel = kh;
     if kh != kw || (kh != 1 && kh != 3) {
         return Err(FusedError::Weights {
             layer: layer.to_string(),
@@ -156,7 +140,7 @@ fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<Fused
         }
         None => (vec![1.0; cout], vec![0.0; cout]),
     };
-    let taps = kernel * kernel;
+    let taps = kh * kw;
     let mut weight = vec![0.0; taps * cin * cout];
     for o in 0..cout {
         for c in 0..cin {
@@ -168,19 +152,10 @@ fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<Fused
     let bias: Vec<f32> = (0..cout)
         .map(|o| conv_bias[o] * scale[o] + shift[o])
         .collect();
-    if kernel == 3 {
-        weight.extend_from_slice(&bias);
-    }
-    Ok(FusedConv {
-        kernel,
-        cin,
-        cout,
-        weight,
-        bias,
-    })
+    Ok(DirectConv::new(taps, cin, cout, &weight, &bias))
 }
 
-fn fuse_conv_bn(layer: &ConvBn, name: &str) -> Result<FusedConv, FusedError> {
+fn fuse_conv_bn(layer: &ConvBn, name: &str) -> Result<DirectConv, FusedError> {
     fuse_conv(&layer.conv, Some(&layer.bn), name)
 }
 
@@ -240,129 +215,67 @@ fn matmul_add(
     }
 }
 
-/// Reusable per-thread buffers for one chunk.
+/// Reusable per-thread buffers for one chunk: padded activations
+/// ([`PaddedBuf`]; `input` has the input planes as channels, the others the
+/// filters), the value head's buffers and the chunk's square list.
 #[derive(Default)]
 struct Scratch {
-    x: Vec<f32>,
-    y: Vec<f32>,
-    z: Vec<f32>,
-    /// im2col of the stem (C_in = input planes).
-    stem_col: Im2col,
-    /// im2col of the trunk and heads (C_in = filters).
-    col: Im2col,
+    input: PaddedBuf,
+    x: PaddedBuf,
+    y: PaddedBuf,
+    z: PaddedBuf,
+    value_in: Vec<f32>,
     head: Vec<f32>,
+    out: Vec<f32>,
+    /// [`Padded::interior`] of `interior_geom`.
+    interior: Vec<u32>,
+    interior_geom: Option<Padded>,
 }
 
 thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// Board geometry of one chunk.
-#[derive(Clone, Copy)]
-struct Grid {
-    positions: usize,
-    height: usize,
-    width: usize,
-}
-
-impl Grid {
-    fn squares(&self) -> usize {
-        self.height * self.width
-    }
-    fn rows(&self) -> usize {
-        self.positions * self.squares()
-    }
-}
-
-impl FusedConv {
-    /// `dst [rows, cout] = act(conv(src [rows, cin]) + bias (+ residual))`
-    /// where act is ReLU when `relu`. The product is accumulated onto the
-    /// residual (one copy) or, for 1x1 kernels, onto the bias, so only the
-    /// ReLU needs a second pass.
-    fn forward(
-        &self,
-        grid: Grid,
-        src: &[f32],
-        col: &mut Im2col,
-        dst: &mut Vec<f32>,
-        residual: Option<&[f32]>,
-        relu: bool,
-    ) {
-        let rows = grid.rows();
-        let n = rows * self.cout;
-        dst.resize(n, 0.0);
-        let dst = &mut dst[..n];
-        if let Some(skip) = residual {
-            dst.copy_from_slice(&skip[..n]);
-        }
-        if self.kernel == 1 {
-            if residual.is_none() {
-                dst.fill(0.0);
+/// A [`DirectConv::run`] store for the trunk: `dst` (padded, `cout`
+/// channels) = ReLU(acc + `residual`) at each square's pixel.
+fn trunk_store<'a>(
+    dst: &'a mut [f32],
+    residual: Option<&'a [f32]>,
+    interior: &'a [u32],
+    cout: usize,
+) -> impl FnMut(usize, usize, usize, usize, &[f32]) + 'a {
+    move |row, valid, ob, width, acc| {
+        let w = width.min(cout - ob);
+        for (p, &pixel) in interior[row..row + valid].iter().enumerate() {
+            let at = pixel as usize * cout + ob;
+            let (out, acc) = (&mut dst[at..at + w], &acc[p * width..p * width + w]);
+            match residual {
+                Some(skip) => out
+                    .iter_mut()
+                    .zip(acc.iter().zip(&skip[at..at + w]))
+                    .for_each(|(o, (a, r))| *o = (a + r).max(0.0)),
+                None => out.iter_mut().zip(acc).for_each(|(o, a)| *o = a.max(0.0)),
             }
-            for out in dst.chunks_exact_mut(self.cout) {
-                out.iter_mut().zip(&self.bias).for_each(|(o, b)| *o += b);
-            }
-            matmul_add(dst, src, &self.weight, rows, self.cin, self.cout, true);
-        } else {
-            im2col3x3(grid, self.cin, src, col);
-            let k = 9 * self.cin + 1;
-            matmul_add(
-                dst,
-                &col.data,
-                &self.weight,
-                rows,
-                k,
-                self.cout,
-                residual.is_some(),
-            );
-        }
-        if relu {
-            dst.iter_mut().for_each(|v| *v = v.max(0.0));
         }
     }
 }
 
-/// An im2col buffer and the `(positions, H, W, C_in)` its zero padding was
-/// laid out for: off-board taps stay zero between calls of the same
-/// geometry, so only on-board taps are copied.
-#[derive(Default)]
-struct Im2col {
-    data: Vec<f32>,
-    layout: (usize, usize, usize, usize),
-}
-
-/// im2col for a 3x3 "same" convolution: row `r` of `col` holds the 9
-/// neighbours of square `r` (ky, kx row-major), `cin` values each, zeros
-/// off the board, then a constant 1 (for the bias row of the weights). The on-board taps of one kernel row are neighbours in
-/// `src` too, so each is one copy of up to `3 * cin` values.
-fn im2col3x3(grid: Grid, cin: usize, src: &[f32], col: &mut Im2col) {
-    let (h, w, sq) = (grid.height, grid.width, grid.squares());
-    let stride = 9 * cin + 1;
-    let layout = (grid.positions, h, w, cin);
-    if col.layout != layout {
-        col.data.clear();
-        col.data.resize(grid.rows() * stride, 0.0);
-        col.data
-            .chunks_exact_mut(stride)
-            .for_each(|row| row[9 * cin] = 1.0);
-        col.layout = layout;
-    }
-    for b in 0..grid.positions {
-        for y in 0..h {
-            for x in 0..w {
-                let row = b * sq + y * w + x;
-                let out = &mut col.data[row * stride..(row + 1) * stride];
-                // Kernel columns kx in lo..=hi are on the board.
-                let (lo, hi) = (usize::from(x == 0), if x + 1 == w { 1 } else { 2 });
-                let len = (hi + 1 - lo) * cin;
-                for ky in 0..3 {
-                    if (y == 0 && ky == 0) || (y + 1 == h && ky == 2) {
-                        continue;
-                    }
-                    let s = b * sq + (y + ky - 1) * w + (x + lo - 1);
-                    let d = (ky * 3 + lo) * cin;
-                    out[d..d + len].copy_from_slice(&src[s * cin..s * cin + len]);
-                }
+/// A [`DirectConv::run`] store for a head: channel-major `[B, cout, H*W]`
+/// (row `r` = square `r % squares` of board `r / squares`), ReLU when
+/// `relu`.
+fn head_store(
+    dst: &mut [f32],
+    squares: usize,
+    cout: usize,
+    relu: bool,
+) -> impl FnMut(usize, usize, usize, usize, &[f32]) + '_ {
+    move |row, valid, ob, width, acc| {
+        for p in 0..valid {
+            let (b, i) = ((row + p) / squares, (row + p) % squares);
+            let base = b * cout * squares + i;
+            for o in ob..(ob + width).min(cout) {
+                let v = acc[p * width + o - ob];
+                dst[base + o * squares] = if relu { v.max(0.0) } else { v };
             }
         }
     }
@@ -383,7 +296,7 @@ impl FusedDense {
 }
 
 /// Whether every block maps `filters` channels to `filters`.
-fn blocks_fit(blocks: &[(FusedConv, FusedConv)], filters: usize) -> bool {
+fn blocks_fit(blocks: &[(DirectConv, DirectConv)], filters: usize) -> bool {
     blocks.iter().all(|(a, b)| {
         a.cin == filters && a.cout == filters && b.cin == filters && b.cout == filters
     })
@@ -554,64 +467,83 @@ impl FusedNet {
         sc: &mut Scratch,
     ) {
         let s = &self.shape;
-        let grid = Grid {
+        let geom = Padded {
             positions: input.len() / s.input_len(),
             height: s.height,
             width: s.width,
         };
-        let sq = grid.squares();
-        // NCHW input -> [rows, C].
+        let (sq, f) = (s.height * s.width, s.filters);
+        if sc.interior_geom != Some(geom) {
+            sc.interior = geom.interior();
+            sc.interior_geom = Some(geom);
+        }
+        let interior = &sc.interior;
+        // NCHW input -> padded channels-last.
         let c = s.input_planes;
-        sc.y.resize(grid.rows() * c, 0.0);
-        for b in 0..grid.positions {
-            for plane in 0..c {
-                let src = &input[(b * c + plane) * sq..(b * c + plane + 1) * sq];
-                for (i, &v) in src.iter().enumerate() {
-                    sc.y[(b * sq + i) * c + plane] = v;
-                }
+        let x_in = sc.input.prepare(geom, c);
+        for (row, &pixel) in interior.iter().enumerate() {
+            let (b, i) = (row / sq, row % sq);
+            let dst = &mut x_in[pixel as usize * c..(pixel as usize + 1) * c];
+            for (plane, d) in dst.iter_mut().enumerate() {
+                *d = input[(b * c + plane) * sq + i];
             }
         }
-        self.stem
-            .forward(grid, &sc.y, &mut sc.stem_col, &mut sc.x, None, true);
+        self.stem.run(
+            geom,
+            &sc.input.data,
+            interior,
+            trunk_store(sc.x.prepare(geom, f), None, interior, f),
+        );
         for (first, second) in &self.blocks {
-            first.forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
-            second.forward(grid, &sc.y, &mut sc.col, &mut sc.z, Some(&sc.x), true);
+            let y = sc.y.prepare(geom, f);
+            first.run(
+                geom,
+                &sc.x.data,
+                interior,
+                trunk_store(y, None, interior, f),
+            );
+            let z = sc.z.prepare(geom, f);
+            let skip = Some(sc.x.data.as_slice());
+            second.run(
+                geom,
+                &sc.y.data,
+                interior,
+                trunk_store(z, skip, interior, f),
+            );
             std::mem::swap(&mut sc.x, &mut sc.z);
         }
-        // Policy head: [rows, P] -> plane-major [B, P*H*W].
-        self.policy_hidden
-            .forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
-        self.policy_out
-            .forward(grid, &sc.y, &mut sc.col, &mut sc.z, None, false);
+        // Policy head, written straight into plane-major [B, P*H*W].
+        let y = sc.y.prepare(geom, f);
+        self.policy_hidden.run(
+            geom,
+            &sc.x.data,
+            interior,
+            trunk_store(y, None, interior, f),
+        );
         let planes = s.policy_planes;
-        for b in 0..grid.positions {
-            for i in 0..sq {
-                let row = &sc.z[(b * sq + i) * planes..(b * sq + i + 1) * planes];
-                for (plane, &v) in row.iter().enumerate() {
-                    policy[b * planes * sq + plane * sq + i] = v;
-                }
-            }
-        }
-        // Value head: [rows, 2] -> channel-major [B, 2*H*W] -> dense layers.
-        self.value_conv
-            .forward(grid, &sc.x, &mut sc.col, &mut sc.y, None, true);
+        self.policy_out.run(
+            geom,
+            &sc.y.data,
+            interior,
+            head_store(policy, sq, planes, false),
+        );
+        // Value head: channel-major [B, 2*H*W] -> dense layers.
         let vc = self.value_conv.cout;
-        sc.z.resize(grid.positions * vc * sq, 0.0);
-        for b in 0..grid.positions {
-            for i in 0..sq {
-                for ch in 0..vc {
-                    sc.z[b * vc * sq + ch * sq + i] = sc.y[(b * sq + i) * vc + ch];
-                }
-            }
-        }
+        sc.value_in.resize(geom.positions * vc * sq, 0.0);
+        self.value_conv.run(
+            geom,
+            &sc.x.data,
+            interior,
+            head_store(&mut sc.value_in, sq, vc, true),
+        );
         self.value_fc
-            .forward(grid.positions, &sc.z, &mut sc.head, true);
+            .forward(geom.positions, &sc.value_in, &mut sc.head, true);
         self.value_out
-            .forward(grid.positions, &sc.head, &mut sc.y, false);
-        value.copy_from_slice(&sc.y[..grid.positions * 3]);
+            .forward(geom.positions, &sc.head, &mut sc.out, false);
+        value.copy_from_slice(&sc.out[..geom.positions * 3]);
         if let Some(ml) = &self.moves_left_out {
-            ml.forward(grid.positions, &sc.head, &mut sc.y, false);
-            for (m, &v) in moves_left.iter_mut().zip(&sc.y) {
+            ml.forward(geom.positions, &sc.head, &mut sc.out, false);
+            for (m, &v) in moves_left.iter_mut().zip(&sc.out) {
                 *m = softplus(v);
             }
         }

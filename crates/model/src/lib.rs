@@ -14,6 +14,7 @@
 pub mod atomic;
 pub mod bundle;
 pub mod device;
+mod direct;
 pub mod evaluator;
 pub mod fused;
 pub mod net;

@@ -9,4 +9,6 @@ pub mod worker;
 
 pub use record::{GameRecord, SearchTarget};
 pub use replay::{load_window, read_chunk, write_chunk, Chunk, ReplayError};
-pub use worker::{adjudicate, play_games, play_games_parallel, SelfPlayConfig, SelfPlayStats};
+pub use worker::{
+    adjudicate, play_games, play_games_parallel, PlyCapWinner, SelfPlayConfig, SelfPlayStats,
+};

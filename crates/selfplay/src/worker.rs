@@ -70,6 +70,18 @@ pub struct SelfPlayConfig {
     /// ply-capped draws (issue #4). Only self-play records: matches and
     /// the rules never adjudicate by material.
     pub adjudicate_material: f32,
+    /// Who wins a ply-capped game that [`Self::adjudicate_material`] left
+    /// undecided, in the self-play records only: `"draw"` (the default,
+    /// the rules' result), `"first"` or `"second"`. For games where one
+    /// side must make progress and stalling is its failure: in tafl the
+    /// defenders must bring the king out, and a run scoring the 200-ply
+    /// stalls as draws taught the defenders to shuffle (issue #5,
+    /// `docs/experiments.md`); scoring them as the attackers' wins
+    /// (`"first"`) makes a stall a loss in the defenders' value targets,
+    /// as the tafl rule sets that forbid the defenders to stall do
+    /// (e.g. Copenhagen's perpetual-repetition loss for the king's side).
+    /// Matches and the rules never use it.
+    pub ply_cap_winner: PlyCapWinner,
     /// Weight `lambda` in `[0, 1]` of one random playout (up to `ply_cap`
     /// plies) in every leaf value of the self-play search
     /// ([`search::RolloutMix`], AlphaGo's mixed evaluation); 0 (the
@@ -120,6 +132,7 @@ impl Default for SelfPlayConfig {
             final_temperature: 0.0,
             ply_cap: 200,
             adjudicate_material: 0.0,
+            ply_cap_winner: PlyCapWinner::Draw,
             rollout_mix: 0.0,
             games_per_chunk: 50,
             workers: 2,
@@ -504,7 +517,8 @@ fn advance_slot<G: Game>(
     if outcome.is_some() || slot.game.ply() >= config.ply_cap {
         let (mut winner, ply_capped) = stored_result(outcome);
         if ply_capped {
-            winner = adjudicate(&slot.game, config.adjudicate_material);
+            winner = adjudicate(&slot.game, config.adjudicate_material)
+                .or(config.ply_cap_winner.player());
         }
         return Some(finish_record(slot, winner, ply_capped, stats));
     }
@@ -515,6 +529,31 @@ fn advance_slot<G: Game>(
     }
     slot.begin_move(config);
     None
+}
+
+/// [`SelfPlayConfig::ply_cap_winner`]: the recorded result of a ply-capped
+/// game that material did not decide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlyCapWinner {
+    /// A draw, as the rules say (the default).
+    #[default]
+    Draw,
+    /// A win for the player who moves first.
+    First,
+    /// A win for the player who moves second.
+    Second,
+}
+
+impl PlyCapWinner {
+    /// The winner this setting records (`None` = a draw).
+    pub fn player(self) -> Option<rules::Player> {
+        match self {
+            PlyCapWinner::Draw => None,
+            PlyCapWinner::First => Some(rules::Player::First),
+            PlyCapWinner::Second => Some(rules::Player::Second),
+        }
+    }
 }
 
 /// The winner of a ply-capped game by [`SelfPlayConfig::adjudicate_material`]
@@ -691,6 +730,40 @@ mod tests {
         // end before the cap of 24), 63 of them searched: 15 full, 48 fast.
         assert_eq!(stats.plies, 64);
         assert_eq!((full, fast), (15, 48));
+    }
+
+    #[test]
+    fn ply_cap_winner_scores_undecided_ply_capped_games() {
+        let start = rules::Hnefatafl::start();
+        let search = SearchConfig::default();
+        for (setting, expected) in [
+            (PlyCapWinner::Draw, None),
+            (PlyCapWinner::First, Some(rules::Player::First)),
+            (PlyCapWinner::Second, Some(rules::Player::Second)),
+        ] {
+            let cfg = SelfPlayConfig {
+                games_per_generation: 2,
+                concurrent_games: 2,
+                simulations: 4,
+                ply_cap: 4,
+                ply_cap_winner: setting,
+                ..SelfPlayConfig::default()
+            };
+            let mut records = Vec::new();
+            play_games(&start, &mut UniformEvaluator, &search, &cfg, 2, 5, |r| {
+                records.push(r)
+            });
+            assert_eq!(records.len(), 2);
+            for r in &records {
+                // Four plies from the start cannot end a tafl game.
+                assert!(r.ply_capped && r.actions.len() == 4, "{setting:?}");
+                assert_eq!(r.winner, expected, "{setting:?}");
+            }
+        }
+        let parsed: SelfPlayConfig = toml::from_str("ply_cap_winner = \"first\"").unwrap();
+        assert_eq!(parsed.ply_cap_winner, PlyCapWinner::First);
+        let bad = toml::from_str::<SelfPlayConfig>("ply_cap_winner = \"attackers\"");
+        assert!(bad.unwrap_err().to_string().contains("ply_cap_winner"));
     }
 
     #[test]

@@ -523,6 +523,7 @@ fn generation<E: Encode>(
         "train_seconds": train_secs,
         "samples_per_second": (loss.steps * t.batch_size) as f64 / train_secs.max(1e-9),
         "draw_rate": rate(&games, |r| r.winner.is_none()),
+        "ply_capped_rate": rate(&games, |r| r.ply_capped),
         "first_player_win_rate": rate(&games, |r| r.winner == Some(rules::Player::First)),
         "mean_game_plies": games.iter().map(|r| r.actions.len()).sum::<usize>() as f64 / games.len().max(1) as f64,
         "promoted": promoted,
