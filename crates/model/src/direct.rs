@@ -82,24 +82,32 @@ impl Padded {
     }
 }
 
-/// A zero-bordered activation buffer that remembers the geometry its
-/// border was cleared for (only interiors are written afterwards).
+/// A zero-bordered activation buffer that remembers the board layout its
+/// borders were cleared for (only interiors are written afterwards).
+/// Boards lie one after another, so a buffer cleared for `n` boards of a
+/// layout serves any smaller chunk as is and only a larger one is
+/// extended (with zeros): batches of varying size do not clear it again.
 #[derive(Default)]
 pub(crate) struct PaddedBuf {
     pub data: Vec<f32>,
-    layout: Option<(Padded, usize)>,
+    /// `(height, width, channels)` of the boards cleared.
+    layout: Option<(usize, usize, usize)>,
 }
 
 impl PaddedBuf {
-    /// Make the buffer `geom` with `channels` channels, zeroing it when the
-    /// layout changed (so the border is zero); returns the data.
+    /// Make the buffer hold `geom` with `channels` channels, borders zero;
+    /// returns exactly that many floats.
     pub fn prepare(&mut self, geom: Padded, channels: usize) -> &mut [f32] {
-        if self.layout != Some((geom, channels)) {
+        let layout = Some((geom.height, geom.width, channels));
+        if self.layout != layout {
             self.data.clear();
-            self.data.resize(geom.pixels() * channels, 0.0);
-            self.layout = Some((geom, channels));
+            self.layout = layout;
         }
-        &mut self.data
+        let len = geom.pixels() * channels;
+        if self.data.len() < len {
+            self.data.resize(len, 0.0);
+        }
+        &mut self.data[..len]
     }
 }
 

@@ -89,7 +89,9 @@ fn moves_left_head_matches() {
 
 /// Two boards whose chunks have the same number of rows (6x6 x 9 = 9x9 x 4
 /// = 324) run one after the other on the same thread: each must lay out
-/// its own zero padding, not reuse the other's im2col buffer.
+/// its own zero padding, not reuse the other's padded buffers; then
+/// smaller and larger batches of the first board reuse its buffers (a
+/// short chunk after a long one, and a buffer that has to grow).
 #[test]
 fn boards_with_equal_rows_do_not_share_padding() {
     use burn::module::Module;
@@ -100,7 +102,7 @@ fn boards_with_equal_rows_do_not_share_padding() {
         .build()
         .unwrap();
     let device = Device::flex();
-    for (h, w, batch) in [(6, 6, 9), (9, 9, 4), (6, 6, 9)] {
+    for (h, w, batch) in [(6, 6, 9), (9, 9, 4), (6, 6, 3), (6, 6, 9), (6, 6, 12)] {
         let shape = NetShape {
             input_planes: 3,
             policy_planes: 2,
