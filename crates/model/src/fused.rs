@@ -1,6 +1,6 @@
 //! [`FusedNet`]: CPU inference of a trained [`Net`] with batch norm folded
-//! into the convolutions, channels-last activations and one `gemm` call per
-//! layer and chunk of positions.
+//! into the convolutions, zero-padded channels-last activations and direct
+//! convolution kernels ([`crate::direct`]).
 //!
 //! Why: burn's flex backend runs this network's 3x3 convolutions as many
 //! small tiled im2col + gemm calls, and packing the small tiles costs more

@@ -4,7 +4,8 @@
 //! - [`net`]: residual CNN with a convolutional per-square policy head and
 //!   a WDL value head.
 //! - [`fused`]: [`FusedNet`], the CPU inference form of a trained net
-//!   (batch norm folded, channels-last, one gemm per layer).
+//!   (batch norm folded, padded channels-last, direct convolutions;
+//!   the kernels, AVX-512/AVX2/portable, are in the private `direct`).
 //! - [`evaluator`]: [`NetEvaluator`], batched inference behind
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
