@@ -141,6 +141,46 @@ fn check_game<G: Props>(seed: u64, max_actions: usize) -> usize {
     played
 }
 
+/// `clone_from` into a scratch position that holds a longer game (the
+/// search's reuse of its scratch positions) gives the same game as
+/// `clone`: same legal actions, hash, repetition state, outcome and text,
+/// at `split` and along the same random continuation.
+fn check_clone_from<G: Game>(seed: u64, split: usize) {
+    let mut rng = seed;
+    let mut random_step = |g: &mut G| -> Option<G::Action> {
+        let legal = g.legal_vec();
+        rng = splitmix64(rng);
+        let a = *legal.get((rng % legal.len().max(1) as u64) as usize)?;
+        g.play(a);
+        Some(a)
+    };
+    let mut g = G::start();
+    for _ in 0..split {
+        if random_step(&mut g).is_none() {
+            break;
+        }
+    }
+    let snapshot = g.clone();
+    while random_step(&mut g).is_some() && g.ply() < 400 {}
+    let mut copy = snapshot.clone();
+    let mut reused = g;
+    reused.clone_from(&snapshot);
+    for _ in 0..200 {
+        assert_eq!(reused.legal_vec(), copy.legal_vec());
+        assert_eq!(reused.position_hash(), copy.position_hash());
+        assert_eq!(reused.repeats_earlier(), copy.repeats_earlier());
+        assert_eq!(reused.outcome(), copy.outcome());
+        assert_eq!(reused.ply(), copy.ply());
+        if !copy.mid_turn() {
+            assert_eq!(reused.to_text(), copy.to_text());
+        }
+        let Some(a) = random_step(&mut copy) else {
+            break;
+        };
+        reused.play(a);
+    }
+}
+
 /// `win_candidates` is a sound filter: an action it leaves unmarked never
 /// ends the game with a win for the side to move.
 fn check_win_candidates<G: Game>(g: &G, legal: &[G::Action]) {
@@ -245,6 +285,11 @@ macro_rules! variant_props {
                 #[test]
                 fn random_game_properties(seed in any::<u64>()) {
                     check_game::<$G>(seed, $max_actions);
+                }
+
+                #[test]
+                fn clone_from_equals_clone(seed in any::<u64>(), split in 0usize..120) {
+                    check_clone_from::<$G>(seed, split);
                 }
 
                 #[test]

@@ -481,12 +481,7 @@ fn advance_slot<G: Game>(
         }
     }
     let target = (legal.len() > 1 && slot.full).then(|| {
-        let mut policy = vec![0.0; legal.len()];
-        for (action, p) in slot.tree.policy_target() {
-            if let Some(i) = legal.iter().position(|&a| a == action) {
-                policy[i] = p;
-            }
-        }
+        let policy = align_policy(&legal, slot.tree.policy_target());
         SearchTarget {
             policy,
             root_wdl: slot.tree.root_wdl(),
@@ -529,6 +524,25 @@ fn advance_slot<G: Game>(
     }
     slot.begin_move(config);
     None
+}
+
+/// The policy target `(action, p)` as one probability per action of
+/// `legal`, in that order (0 for actions the target lacks). The search's
+/// root children are in legal order, so this is one pass; a target in
+/// another order (never produced here) falls back to a lookup per action
+/// rather than misplacing probabilities.
+fn align_policy<A: PartialEq + Copy>(legal: &[A], target: Vec<(A, f32)>) -> Vec<f32> {
+    let aligned = target.len() == legal.len() && target.iter().zip(legal).all(|((a, _), b)| a == b);
+    if aligned {
+        return target.into_iter().map(|(_, p)| p).collect();
+    }
+    let mut policy = vec![0.0; legal.len()];
+    for (action, p) in target {
+        if let Some(i) = legal.iter().position(|&a| a == action) {
+            policy[i] = p;
+        }
+    }
+    policy
 }
 
 /// [`SelfPlayConfig::ply_cap_winner`]: the recorded result of a ply-capped
@@ -730,6 +744,20 @@ mod tests {
         // end before the cap of 24), 63 of them searched: 15 full, 48 fast.
         assert_eq!(stats.plies, 64);
         assert_eq!((full, fast), (15, 48));
+    }
+
+    #[test]
+    fn policy_targets_align_with_legal_order() {
+        let legal = [3u8, 7, 9];
+        assert_eq!(
+            align_policy(&legal, vec![(3, 0.5), (7, 0.25), (9, 0.25)]),
+            vec![0.5, 0.25, 0.25]
+        );
+        assert_eq!(
+            align_policy(&legal, vec![(9, 0.75), (3, 0.25)]),
+            vec![0.25, 0.0, 0.75],
+            "another order or missing actions: looked up"
+        );
     }
 
     #[test]

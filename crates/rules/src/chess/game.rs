@@ -9,13 +9,15 @@ use crate::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 
 /// A chess game of variant `V`: the position and the hashes of the
 /// positions before it (for threefold repetition).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Chess<V: ChessVariant> {
     board: Board<V>,
     /// Hashes of the earlier positions, oldest first.
     history: Vec<u64>,
     ply: u32,
 }
+
+clone_reusing_vecs!(Chess<V: ChessVariant>; history);
 
 /// Losers Chess (`shared/RULES.md` §1).
 pub type Losers = Chess<LosersRules>;

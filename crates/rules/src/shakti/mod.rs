@@ -77,7 +77,7 @@ pub const START_45: &str = "x5x/1w1k1w1/7/7/7/1W1K1W1/x5x w";
 
 /// A Shakti game state: the board plus the history repetition needs
 /// (`shared/RULES.md` §5).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct Shakti {
     board: Board,
     /// Zobrist hash of `board`, kept incrementally.
@@ -88,6 +88,8 @@ pub struct Shakti {
     /// one last (earlier positions can never recur).
     history: Vec<u64>,
 }
+
+clone_reusing_vecs!(Shakti; history);
 
 impl Shakti {
     /// The 45-tile start of Mindsports (corners are holes), RULES.md §5.

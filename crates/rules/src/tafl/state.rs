@@ -32,7 +32,7 @@ pub enum Pending {
 
 /// Tafl state shared by `hnefatafl` and `loki`: `hnefatafl` is the case
 /// with no special pieces and no power uses.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Tafl {
     pub(crate) cells: Cells,
     pub(crate) side: Player,
@@ -51,6 +51,8 @@ pub struct Tafl {
     pub(crate) banned: Vec<u32>,
     pub(crate) ply: u32,
 }
+
+clone_reusing_vecs!(Tafl; history, banned);
 
 /// Zobrist family of tafl position hashes.
 const ZOBRIST_FAMILY: u64 = 0x7AF1;
