@@ -39,10 +39,12 @@ use rayon::prelude::*;
 use crate::direct::{DirectConv, Padded, PaddedBuf};
 use crate::net::{ConvBn, Net, NetShape};
 
-/// Rows (positions x squares) per chunk: a few hundred rows keep a chunk's
-/// activations (`rows * F` floats per buffer) in the L2 cache and the
-/// value head's matrix products large enough for the gemm kernels.
-pub const TARGET_ROWS: usize = 512;
+/// Rows (positions x squares) per chunk: about 256 rows keep a chunk's
+/// activations (`rows * F` floats per buffer, 32 KiB for F = 32) in the
+/// L1/L2 caches; best of three 2-second runs per shape on the 2-core
+/// machine, batch 64, 3x32 net (`examples/fused_profile.rs`): 256 rows
+/// were 5-6 % faster than 512 on 7x7, 8x8 and 11x11 boards.
+pub const TARGET_ROWS: usize = 256;
 
 /// Why a [`Net`] could not be converted.
 #[derive(Debug, thiserror::Error)]

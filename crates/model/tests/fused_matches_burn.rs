@@ -32,7 +32,7 @@ fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
 fn check_bundle<G: Game + Encode>(variant: &str) {
     let (net, _) =
         load_bundle::<G>(&shipped_bundle(variant), &Device::flex()).expect("shipped bundle loads");
-    // 37 positions: a short last chunk (chunks of up to 512 / squares).
+    // 37 positions: a short last chunk (chunks of up to TARGET_ROWS / squares).
     for n in [1, 37] {
         let (policy, wdl, _) = max_difference::<G>(&net, n);
         assert!(
