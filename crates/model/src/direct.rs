@@ -166,15 +166,101 @@ impl DirectConv {
         assert!(interior
             .iter()
             .all(|&p| (p as usize) < geom.pixels() && p as usize >= geom.pixel(0, 0, 0)));
+        self.job(geom, src, interior, None, |job| {
+            job.run(Kernel::detect(), store)
+        });
+    }
+
+    /// The trunk's convolution: `dst` (padded like `src`, `cout`
+    /// channels) = ReLU(conv(`src`) + bias + `residual`) at every square of
+    /// `interior`; the border of `dst` is left alone. The SIMD kernels add,
+    /// clamp and store straight from their registers.
+    ///
+    /// # Panics
+    /// If `src`, `dst` or `residual` is shorter than `geom` needs.
+    pub fn run_trunk(
+        &self,
+        geom: Padded,
+        src: &[f32],
+        interior: &[u32],
+        dst: &mut [f32],
+        residual: Option<&[f32]>,
+    ) {
+        self.trunk_with(Kernel::detect(), geom, src, interior, dst, residual);
+    }
+
+    /// [`Self::run_trunk`] with `kernel`.
+    fn trunk_with(
+        &self,
+        kernel: Kernel,
+        geom: Padded,
+        src: &[f32],
+        interior: &[u32],
+        dst: &mut [f32],
+        residual: Option<&[f32]>,
+    ) {
+        let n = geom.pixels() * self.cout;
+        assert!(dst.len() >= n && residual.is_none_or(|r| r.len() >= n));
+        let out = TrunkOut {
+            dst: dst.as_mut_ptr(),
+            residual: residual.map_or(std::ptr::null(), <[f32]>::as_ptr),
+            cout: self.cout,
+        };
+        self.job(geom, src, interior, Some(out), |job| {
+            // Blocks past `cout % 16` (a filter count that is not a
+            // multiple of 16) come back here.
+            job.run(kernel, |row, valid, ob, width, acc| {
+                let w = width.min(self.cout - ob);
+                for (p, &pixel) in interior[row..row + valid].iter().enumerate() {
+                    let at = pixel as usize * self.cout + ob;
+                    for o in 0..w {
+                        // SAFETY: `at + o < n`, checked above.
+                        unsafe {
+                            let r = if out.residual.is_null() {
+                                0.0
+                            } else {
+                                *out.residual.add(at + o)
+                            };
+                            *out.dst.add(at + o) = (acc[p * width + o] + r).max(0.0);
+                        }
+                    }
+                }
+            })
+        });
+    }
+
+    /// Check the inputs and run `body` on the [`Job`].
+    fn job(
+        &self,
+        geom: Padded,
+        src: &[f32],
+        interior: &[u32],
+        trunk: Option<TrunkOut>,
+        body: impl FnOnce(&Job),
+    ) {
+        assert!(src.len() >= geom.pixels() * self.cin);
+        assert!(interior
+            .iter()
+            .all(|&p| (p as usize) < geom.pixels() && p as usize >= geom.pixel(0, 0, 0)));
         let segments = geom.segments(self.taps, self.cin);
-        let job = Job {
+        body(&Job {
             conv: self,
             src,
             segments: &segments,
             interior,
-        };
-        job.run(Kernel::detect(), store);
+            trunk,
+        });
     }
+}
+
+/// Where [`DirectConv::run_trunk`]'s kernels store: `dst` and `residual`
+/// (null: none) padded channels-last with `cout` channels, long enough for
+/// every interior pixel (checked by `run_trunk`).
+#[derive(Clone, Copy)]
+struct TrunkOut {
+    dst: *mut f32,
+    residual: *const f32,
+    cout: usize,
 }
 
 /// One convolution call's inputs.
@@ -183,16 +269,21 @@ struct Job<'a> {
     src: &'a [f32],
     segments: &'a [(isize, usize, usize)],
     interior: &'a [u32],
+    /// Set by [`DirectConv::run_trunk`]: the kernels store blocks that fit
+    /// in `cout` themselves.
+    trunk: Option<TrunkOut>,
 }
 
 /// `block(job, pixels, ob, out)`: `out[p * width + o]` = bias + the
 /// convolution at square `pixels[p]`, output channel `ob + o`, for the
-/// kernel's `px` squares and `width` channels.
+/// kernel's `px` squares and `width` channels. Returns `true` when it
+/// stored the block itself (`job.trunk`, block within `cout`) and left
+/// `out` alone.
 ///
 /// # Safety
 /// The CPU must have the kernel's instruction set, `pixels` must be `px`
 /// interior pixels of `job.src` and `ob + width <= cout_pad`.
-type BlockFn = unsafe fn(&Job, &[usize], usize, &mut [f32]);
+type BlockFn = unsafe fn(&Job, &[usize], usize, &mut [f32]) -> bool;
 
 /// The squares per block and the block functions of one instruction set.
 struct Kernel {
@@ -287,8 +378,9 @@ impl Job<'_> {
                 };
                 // SAFETY: `detect` chose a kernel this CPU runs; `run`
                 // checked the pixels; `ob + width <= cout_pad` above.
-                unsafe { block(self, &pixels[..px], ob, &mut acc) };
-                store(row, valid, ob, width, &acc[..px * width]);
+                if !unsafe { block(self, &pixels[..px], ob, &mut acc) } {
+                    store(row, valid, ob, width, &acc[..px * width]);
+                }
                 ob += width;
             }
             row += valid;
@@ -321,7 +413,7 @@ impl Job<'_> {
 /// broadcast multiply-add per square and vector.
 macro_rules! simd_kernel {
     ($module:ident, $feature:literal, $lanes:literal, $px:literal, $vec:ty,
-     $load:ident, $splat:ident, $fma:ident, $store:ident) => {
+     $load:ident, $splat:ident, $fma:ident, $store:ident, $add:ident, $max:ident) => {
         #[cfg(target_arch = "x86_64")]
         mod $module {
             use super::Job;
@@ -334,7 +426,7 @@ macro_rules! simd_kernel {
                 pixels: &[usize],
                 ob: usize,
                 out: &mut [f32],
-            ) {
+            ) -> bool {
                 let conv = job.conv;
                 let stride = conv.cout_pad;
                 let bias = conv.bias.as_ptr().add(ob);
@@ -355,11 +447,27 @@ macro_rules! simd_kernel {
                         w = w.add(stride);
                     }
                 }
+                if let Some(t) = job.trunk.filter(|t| ob + NV * $lanes <= t.cout) {
+                    // A repeated last square stores the same values twice.
+                    let zero = $splat(0.0);
+                    for p in 0..$px {
+                        let at = pixels[p] * t.cout + ob;
+                        for v in 0..NV {
+                            let mut a = acc[p][v];
+                            if !t.residual.is_null() {
+                                a = $add(a, $load(t.residual.add(at + v * $lanes)));
+                            }
+                            $store(t.dst.add(at + v * $lanes), $max(a, zero));
+                        }
+                    }
+                    return true;
+                }
                 for p in 0..$px {
                     for v in 0..NV {
                         $store(out.as_mut_ptr().add((p * NV + v) * $lanes), acc[p][v]);
                     }
                 }
+                false
             }
         }
     };
@@ -374,7 +482,9 @@ simd_kernel!(
     _mm512_loadu_ps,
     _mm512_set1_ps,
     _mm512_fmadd_ps,
-    _mm512_storeu_ps
+    _mm512_storeu_ps,
+    _mm512_add_ps,
+    _mm512_max_ps
 );
 simd_kernel!(
     avx2,
@@ -385,12 +495,19 @@ simd_kernel!(
     _mm256_loadu_ps,
     _mm256_set1_ps,
     _mm256_fmadd_ps,
-    _mm256_storeu_ps
+    _mm256_storeu_ps,
+    _mm256_add_ps,
+    _mm256_max_ps
 );
 
 /// [`BlockFn`] without SIMD intrinsics (4 squares, `OB` channels), for
 /// CPUs without AVX2 and other architectures.
-unsafe fn portable_block<const OB: usize>(job: &Job, pixels: &[usize], ob: usize, out: &mut [f32]) {
+unsafe fn portable_block<const OB: usize>(
+    job: &Job,
+    pixels: &[usize],
+    ob: usize,
+    out: &mut [f32],
+) -> bool {
     const PX: usize = 4;
     let conv = job.conv;
     let stride = conv.cout_pad;
@@ -410,6 +527,7 @@ unsafe fn portable_block<const OB: usize>(job: &Job, pixels: &[usize], ob: usize
             }
         }
     }
+    false
 }
 
 #[cfg(test)]
@@ -485,6 +603,7 @@ mod tests {
                     src: &src.data,
                     segments: &segments,
                     interior: &interior,
+                    trunk: None,
                 };
                 let mut got = vec![f32::NAN; interior.len() * cout];
                 job.run(kernel, |row, valid, ob, width, acc| {

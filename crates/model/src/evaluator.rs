@@ -15,7 +15,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use encoding::Encode;
 use search::{Evaluator, Wdl};
 
-use crate::fused::FusedNet;
+use crate::fused::{FusedNet, FusedOutput};
 use crate::net::{Net, MOVES_LEFT_SCALE};
 
 /// Evaluates batches of positions of game `E` with a [`Net`] in inference
@@ -37,6 +37,9 @@ pub struct NetEvaluator<E: Encode> {
     /// only when the network has the moves-left head. 1 = off.
     moves_left_discount: f32,
     moves_left: Vec<f32>,
+    /// The last forward pass's outputs (reused buffers); `policy` holds the
+    /// logits on both paths.
+    out: FusedOutput,
     _game: PhantomData<fn() -> E>,
 }
 
@@ -79,6 +82,7 @@ impl<E: Encode> NetEvaluator<E> {
             evaluated: 0,
             moves_left_discount: DEFAULT_MOVES_LEFT_DISCOUNT,
             moves_left: Vec::new(),
+            out: FusedOutput::default(),
             _game: PhantomData,
         }
     }
@@ -103,7 +107,14 @@ impl<E: Encode> NetEvaluator<E> {
 
     /// Run the network on `positions`: returns (policy logits `[B * P*H*W]`,
     /// WDL probabilities `[B]`).
-    pub fn forward(&mut self, positions: &[&E]) -> (Vec<f32>, Vec<Wdl>) {
+    pub fn forward(&mut self, positions: &[&E]) -> (&[f32], Vec<Wdl>) {
+        let wdl = self.run(positions);
+        (&self.out.policy, wdl)
+    }
+
+    /// The forward pass: logits into `self.out.policy`, plies left into
+    /// `self.moves_left`; returns the WDL probabilities `[B]`.
+    fn run(&mut self, positions: &[&E]) -> Vec<Wdl> {
         let b = positions.len();
         let n = E::input_len();
         self.input.resize(b * n, 0.0);
@@ -113,15 +124,17 @@ impl<E: Encode> NetEvaluator<E> {
         self.evaluated += b as u64;
         match &self.fused {
             Some(fused) => {
-                let out = fused.forward(&self.input);
-                self.moves_left = out.moves_left;
-                self.moves_left
-                    .iter_mut()
-                    .for_each(|m| *m *= MOVES_LEFT_SCALE);
-                let wdl = out.value.chunks_exact(3).map(softmax3).collect();
-                (out.policy, wdl)
+                fused.forward_into(&self.input, &mut self.out);
+                self.moves_left.clear();
+                let scaled = self.out.moves_left.iter().map(|m| m * MOVES_LEFT_SCALE);
+                self.moves_left.extend(scaled);
+                self.out.value.chunks_exact(3).map(softmax3).collect()
             }
-            None => self.forward_burn(b),
+            None => {
+                let (logits, wdl) = self.forward_burn(b);
+                self.out.policy = logits;
+                wdl
+            }
         }
     }
 
@@ -188,7 +201,8 @@ impl<E: Encode> Evaluator<E> for NetEvaluator<E> {
         priors: &mut [f32],
         wdl: &mut [Wdl],
     ) {
-        let (logits, values) = self.forward(positions);
+        let values = self.run(positions);
+        let logits = &self.out.policy;
         let plen = E::policy_len();
         let mut offset = 0;
         for (i, (pos, actions)) in positions.iter().zip(legal).enumerate() {

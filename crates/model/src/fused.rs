@@ -238,30 +238,6 @@ thread_local! {
     static SCRATCH: RefCell<Scratch> = RefCell::new(Scratch::default());
 }
 
-/// A [`DirectConv::run`] store for the trunk: `dst` (padded, `cout`
-/// channels) = ReLU(acc + `residual`) at each square's pixel.
-fn trunk_store<'a>(
-    dst: &'a mut [f32],
-    residual: Option<&'a [f32]>,
-    interior: &'a [u32],
-    cout: usize,
-) -> impl FnMut(usize, usize, usize, usize, &[f32]) + 'a {
-    move |row, valid, ob, width, acc| {
-        let w = width.min(cout - ob);
-        for (p, &pixel) in interior[row..row + valid].iter().enumerate() {
-            let at = pixel as usize * cout + ob;
-            let (out, acc) = (&mut dst[at..at + w], &acc[p * width..p * width + w]);
-            match residual {
-                Some(skip) => out
-                    .iter_mut()
-                    .zip(acc.iter().zip(&skip[at..at + w]))
-                    .for_each(|(o, (a, r))| *o = (a + r).max(0.0)),
-                None => out.iter_mut().zip(acc).for_each(|(o, a)| *o = a.max(0.0)),
-            }
-        }
-    }
-}
-
 /// A [`DirectConv::run`] store for a head: channel-major `[B, cout, H*W]`
 /// (row `r` = square `r % squares` of board `r / squares`), ReLU when
 /// `relu`.
@@ -417,23 +393,29 @@ impl FusedNet {
     /// Forward pass on `input` `[B, C, H, W]` (the encoder's NCHW layout),
     /// `B = input.len() / (C*H*W)`; see [`FusedOutput`] for the shapes.
     pub fn forward(&self, input: &[f32]) -> FusedOutput {
+        let mut out = FusedOutput::default();
+        self.forward_into(input, &mut out);
+        out
+    }
+
+    /// [`Self::forward`] into `out`, reusing its buffers: no allocation
+    /// once they are large enough (a fresh `[B, P*H*W]` policy buffer per
+    /// call is megabytes on the chess boards: page faults and zeroing).
+    pub fn forward_into(&self, input: &[f32], out: &mut FusedOutput) {
         let s = &self.shape;
         let (in_len, p_len) = (s.input_len(), s.policy_len());
         let batch = input.len() / in_len.max(1);
-        let mut out = FusedOutput {
-            policy: vec![0.0; batch * p_len],
-            value: vec![0.0; batch * 3],
-            moves_left: vec![
-                0.0;
-                if self.moves_left_out.is_some() {
-                    batch
-                } else {
-                    0
-                }
-            ],
+        let ml = if self.moves_left_out.is_some() {
+            batch
+        } else {
+            0
         };
+        // Every element is overwritten below; `resize` only fills growth.
+        out.policy.resize(batch * p_len, 0.0);
+        out.value.resize(batch * 3, 0.0);
+        out.moves_left.resize(ml, 0.0);
         if batch == 0 {
-            return out;
+            return;
         }
         let chunk = self.chunk_positions(batch);
         let ml_len = if self.moves_left_out.is_some() {
@@ -456,7 +438,6 @@ impl FusedNet {
             .for_each(|(((x, p), v), m)| {
                 SCRATCH.with(|cell| self.forward_chunk(x, p, v, m, &mut cell.borrow_mut()));
             });
-        out
     }
 
     /// The whole network on one chunk of positions, single-threaded.
@@ -490,38 +471,19 @@ impl FusedNet {
                 *d = input[(b * c + plane) * sq + i];
             }
         }
-        self.stem.run(
-            geom,
-            &sc.input.data,
-            interior,
-            trunk_store(sc.x.prepare(geom, f), None, interior, f),
-        );
+        let x = sc.x.prepare(geom, f);
+        self.stem.run_trunk(geom, &sc.input.data, interior, x, None);
         for (first, second) in &self.blocks {
             let y = sc.y.prepare(geom, f);
-            first.run(
-                geom,
-                &sc.x.data,
-                interior,
-                trunk_store(y, None, interior, f),
-            );
+            first.run_trunk(geom, &sc.x.data, interior, y, None);
             let z = sc.z.prepare(geom, f);
-            let skip = Some(sc.x.data.as_slice());
-            second.run(
-                geom,
-                &sc.y.data,
-                interior,
-                trunk_store(z, skip, interior, f),
-            );
+            second.run_trunk(geom, &sc.y.data, interior, z, Some(&sc.x.data));
             std::mem::swap(&mut sc.x, &mut sc.z);
         }
         // Policy head, written straight into plane-major [B, P*H*W].
         let y = sc.y.prepare(geom, f);
-        self.policy_hidden.run(
-            geom,
-            &sc.x.data,
-            interior,
-            trunk_store(y, None, interior, f),
-        );
+        self.policy_hidden
+            .run_trunk(geom, &sc.x.data, interior, y, None);
         let planes = s.policy_planes;
         self.policy_out.run(
             geom,

@@ -30,7 +30,8 @@ fn outputs<G: Game + Encode>(
     assert_eq!(eval.is_fused(), fused);
     let games = positions::<G>(16);
     let refs: Vec<&G> = games.iter().collect();
-    eval.forward(&refs)
+    let (policy, wdl) = eval.forward(&refs);
+    (policy.to_vec(), wdl)
 }
 
 fn check<G: Game + Encode>(variant: &str) {

@@ -22,7 +22,9 @@ fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
     let games = positions::<G>(n);
     let refs: Vec<&G> = games.iter().collect();
     let (pf, vf) = fused.forward(&refs);
+    let pf = pf.to_vec();
     let (pb, vb) = burn.forward(&refs);
+    let pb = pb.to_vec();
     assert_eq!((pf.len(), vf.len()), (pb.len(), vb.len()));
     assert_eq!(pf.len(), n * G::policy_len());
     let ml = max_diff(fused.last_moves_left(), burn.last_moves_left());
