@@ -548,7 +548,7 @@ fn align_policy<A: PartialEq + Copy>(legal: &[A], target: Vec<(A, f32)>) -> Vec<
 /// [`SelfPlayConfig::ply_cap_winner`]: the recorded result of a ply-capped
 /// game that material did not decide.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
+#[serde(rename_all = "lowercase", try_from = "String")]
 pub enum PlyCapWinner {
     /// A draw, as the rules say (the default).
     #[default]
@@ -557,6 +557,23 @@ pub enum PlyCapWinner {
     First,
     /// A win for the player who moves second.
     Second,
+}
+
+impl TryFrom<String> for PlyCapWinner {
+    type Error = String;
+
+    /// `"draw"`, `"first"` or `"second"`; anything else names the choices
+    /// (so does a value that is not a string, through serde).
+    fn try_from(text: String) -> Result<Self, String> {
+        match text.as_str() {
+            "draw" => Ok(PlyCapWinner::Draw),
+            "first" => Ok(PlyCapWinner::First),
+            "second" => Ok(PlyCapWinner::Second),
+            _ => Err(format!(
+                "ply_cap_winner must be \"draw\", \"first\" or \"second\", not {text:?}"
+            )),
+        }
+    }
 }
 
 impl PlyCapWinner {
@@ -790,8 +807,16 @@ mod tests {
         }
         let parsed: SelfPlayConfig = toml::from_str("ply_cap_winner = \"first\"").unwrap();
         assert_eq!(parsed.ply_cap_winner, PlyCapWinner::First);
-        let bad = toml::from_str::<SelfPlayConfig>("ply_cap_winner = \"attackers\"");
-        assert!(bad.unwrap_err().to_string().contains("ply_cap_winner"));
+        for bad in ["ply_cap_winner = \"attackers\"", "ply_cap_winner = 1"] {
+            let err = toml::from_str::<SelfPlayConfig>(bad)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("ply_cap_winner"), "{err}");
+        }
+        let err = toml::from_str::<SelfPlayConfig>("ply_cap_winner = \"attackers\"")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("\"draw\", \"first\" or \"second\""), "{err}");
     }
 
     #[test]
