@@ -150,16 +150,13 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
     }
     let what: Vec<&str> = args.what.split(',').map(str::trim).collect();
     if what.contains(&"net") {
-        let eval = NetEvaluator::<G>::new(net.clone(), device.clone());
+        let mut eval = NetEvaluator::<G>::new(net.clone(), device.clone());
+        let mut burn = NetEvaluator::<G>::new_burn(net.clone(), device.clone());
         if eval.is_fused() {
+            print_agreement(&mut eval, &mut burn, &positions);
             bench_net("fused", eval, args, &positions);
         }
-        bench_net(
-            "burn",
-            NetEvaluator::<G>::new_burn(net.clone(), device.clone()),
-            args,
-            &positions,
-        );
+        bench_net("burn", burn, args, &positions);
     }
     if what.contains(&"train") {
         bench_train::<G>(args, config, &net, device, &positions, &mut rng);
@@ -171,6 +168,34 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
         bench_selfplay::<G>(args, config, &net, device, &shape);
     }
     Ok(())
+}
+
+/// Print how far the fused path's outputs are from burn's on the bench
+/// positions (max absolute difference of the policy logits and of the
+/// WDL probabilities), so a speed figure never hides a wrong kernel; the
+/// equivalence tests (`crates/model/tests/fused_matches_burn.rs`) hold
+/// them within 1e-3 and 1e-4.
+fn print_agreement<G: Encode>(
+    fused: &mut NetEvaluator<G>,
+    burn: &mut NetEvaluator<G>,
+    positions: &[G],
+) {
+    let batch: Vec<&G> = positions.iter().take(64).collect();
+    let (fp, fv) = fused.forward(&batch);
+    let fp = fp.to_vec();
+    let (bp, bv) = burn.forward(&batch);
+    let max_diff = |a: &[f32], b: &[f32]| {
+        a.iter()
+            .zip(b)
+            .map(|(x, y)| (x - y).abs())
+            .fold(0.0f32, f32::max)
+    };
+    let policy = max_diff(&fp, bp);
+    let wdl = max_diff(fv.as_flattened(), bv.as_flattened());
+    println!(
+        "fused vs burn on {} positions: max |difference| policy logits {policy:.1e}, WDL {wdl:.1e}",
+        batch.len()
+    );
 }
 
 /// Inference positions/s per batch size (encoding included), printed as
