@@ -23,6 +23,16 @@ pub struct PlaySearchArgs {
     /// at --ply-cap plies.
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub rollout_mix: f32,
+    /// PUCT exploration constant of bundle players (> 0; AlphaZero's
+    /// c_puct; default: search::SearchConfig's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub c_puct: Option<f32>,
+    /// First-play urgency reduction of bundle players (>= 0): an
+    /// unvisited child is valued at its parent's value minus this (Leela
+    /// Chess Zero's FPU; 0 = the parent's value; default:
+    /// search::SearchConfig's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub fpu_reduction: Option<f32>,
 }
 
 impl PlaySearchArgs {
@@ -31,26 +41,39 @@ impl PlaySearchArgs {
     /// # Errors
     /// An option outside its range, named as on the command line.
     pub fn search_config(&self) -> Result<SearchConfig> {
+        let play = SearchConfig::for_play();
         let config = SearchConfig {
             contempt: self.contempt,
             policy_temperature: self.policy_temperature,
-            ..SearchConfig::for_play()
+            c_puct: self.c_puct.unwrap_or(play.c_puct),
+            fpu_reduction: self.fpu_reduction.unwrap_or(play.fpu_reduction),
+            ..play
         };
         config.validate().map_err(|e| {
-            anyhow!("{e}").context("--contempt / --policy-temperature: bad play search option")
+            anyhow!("{e}").context(
+                "--contempt / --policy-temperature / --c-puct / --fpu-reduction: bad play search option",
+            )
         })?;
         Ok(config)
     }
 
-    /// The three options as JSON fields (`contempt`, `policy_temperature`,
-    /// `rollout_mix`), each printed as typed (0.3, not f32's 0.30000001).
+    /// The options as JSON fields (`contempt`, `policy_temperature`,
+    /// `rollout_mix`, `c_puct`, `fpu_reduction`; the last two as used,
+    /// defaults included), each printed as typed (0.3, not f32's
+    /// 0.30000001).
     pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let short =
             |v: f32| serde_json::Value::from(format!("{v}").parse::<f64>().unwrap_or(f64::NAN));
+        let play = SearchConfig::for_play();
         [
             ("contempt", self.contempt),
             ("policy_temperature", self.policy_temperature),
             ("rollout_mix", self.rollout_mix),
+            ("c_puct", self.c_puct.unwrap_or(play.c_puct)),
+            (
+                "fpu_reduction",
+                self.fpu_reduction.unwrap_or(play.fpu_reduction),
+            ),
         ]
         .into_iter()
         .map(|(k, v)| (k.to_string(), short(v)))
@@ -69,6 +92,49 @@ impl PlaySearchArgs {
                 "--rollout-mix must be in [0, 1], got {}",
                 self.rollout_mix
             ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser)]
+    struct Cli {
+        #[command(flatten)]
+        search: PlaySearchArgs,
+    }
+
+    fn parse(args: &[&str]) -> PlaySearchArgs {
+        Cli::parse_from(std::iter::once("x").chain(args.iter().copied())).search
+    }
+
+    #[test]
+    fn exploration_options_override_the_play_defaults() {
+        let play = SearchConfig::for_play();
+        let default = parse(&[]).search_config().unwrap();
+        assert_eq!(
+            (default.c_puct, default.fpu_reduction),
+            (play.c_puct, play.fpu_reduction)
+        );
+        let args = parse(&["--c-puct", "2.5", "--fpu-reduction", "0"]);
+        let set = args.search_config().unwrap();
+        assert_eq!((set.c_puct, set.fpu_reduction), (2.5, 0.0));
+        let json = args.json_fields();
+        assert_eq!(json["c_puct"], serde_json::json!(2.5));
+        assert_eq!(json["fpu_reduction"], serde_json::json!(0.0));
+        for bad in [
+            ["--c-puct", "0"],
+            ["--c-puct", "-1"],
+            ["--fpu-reduction", "-0.1"],
+        ] {
+            let err = parse(&bad).search_config().unwrap_err();
+            assert!(
+                format!("{err:#}").contains("--c-puct / --fpu-reduction"),
+                "{bad:?}"
+            );
         }
     }
 }
