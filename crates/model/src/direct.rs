@@ -286,6 +286,7 @@ struct Job<'a> {
 type BlockFn = unsafe fn(&Job, &[usize], usize, &mut [f32]) -> bool;
 
 /// The squares per block and the block functions of one instruction set.
+#[derive(Clone, Copy)]
 struct Kernel {
     px: usize,
     wide: BlockFn,
@@ -296,36 +297,7 @@ struct Kernel {
 const MAX_PX: usize = 6;
 
 impl Kernel {
-    /// The best kernel this CPU runs.
-    fn detect() -> Kernel {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx512f") {
-                return Kernel {
-                    px: 6,
-                    wide: avx512::block::<2>,
-                    narrow: avx512::block::<1>,
-                };
-            }
-            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
-                return Kernel {
-                    px: 3,
-                    wide: avx2::block::<4>,
-                    narrow: avx2::block::<2>,
-                };
-            }
-        }
-        Kernel {
-            px: 4,
-            wide: portable_block::<WIDE>,
-            narrow: portable_block::<NARROW>,
-        }
-    }
-}
-
-#[cfg(test)]
-impl Kernel {
-    /// Every kernel this CPU runs (the portable one always).
+    /// Every kernel this CPU runs, best last (the portable one always).
     fn available() -> Vec<(&'static str, Kernel)> {
         let mut out = vec![(
             "portable",
@@ -338,20 +310,35 @@ impl Kernel {
         #[cfg(target_arch = "x86_64")]
         {
             if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+                let (wide, narrow): (BlockFn, BlockFn) = (avx2::block::<4>, avx2::block::<2>);
                 out.push((
                     "avx2",
                     Kernel {
                         px: 3,
-                        wide: avx2::block::<4>,
-                        narrow: avx2::block::<2>,
+                        wide,
+                        narrow,
                     },
                 ));
             }
             if std::is_x86_feature_detected!("avx512f") {
-                out.push(("avx512", Kernel::detect()));
+                let (wide, narrow): (BlockFn, BlockFn) = (avx512::block::<2>, avx512::block::<1>);
+                out.push((
+                    "avx512",
+                    Kernel {
+                        px: 6,
+                        wide,
+                        narrow,
+                    },
+                ));
             }
         }
         out
+    }
+
+    /// The best kernel this CPU runs, found once.
+    fn detect() -> Kernel {
+        static BEST: std::sync::OnceLock<Kernel> = std::sync::OnceLock::new();
+        *BEST.get_or_init(|| Kernel::available().pop().expect("the portable kernel").1)
     }
 }
 
