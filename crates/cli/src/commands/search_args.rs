@@ -24,13 +24,12 @@ pub struct PlaySearchArgs {
     #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     pub rollout_mix: f32,
     /// PUCT exploration constant of bundle players (> 0; AlphaZero's
-    /// c_puct; default: search::SearchConfig's).
+    /// c_puct) [default: 1.25].
     #[arg(long, allow_hyphen_values = true)]
     pub c_puct: Option<f32>,
     /// First-play urgency reduction of bundle players (>= 0): an
     /// unvisited child is valued at its parent's value minus this (Leela
-    /// Chess Zero's FPU; 0 = the parent's value; default:
-    /// search::SearchConfig's).
+    /// Chess Zero's FPU; 0 = the parent's value) [default: 0.25].
     #[arg(long, allow_hyphen_values = true)]
     pub fpu_reduction: Option<f32>,
 }
@@ -114,6 +113,8 @@ mod tests {
     #[test]
     fn exploration_options_override_the_play_defaults() {
         let play = SearchConfig::for_play();
+        // The defaults the --help text states.
+        assert_eq!((play.c_puct, play.fpu_reduction), (1.25, 0.25));
         let default = parse(&[]).search_config().unwrap();
         assert_eq!(
             (default.c_puct, default.fpu_reduction),
