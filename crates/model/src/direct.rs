@@ -54,16 +54,16 @@ impl Padded {
 
     /// Padded pixel of every square, in row order `(b, y, x)` — the order
     /// of the unpadded `[positions * H * W, C]` rows.
-    pub fn interior(&self) -> Vec<u32> {
-        let mut out = Vec::with_capacity(self.positions * self.height * self.width);
+    pub fn interior(self) -> Interior {
+        let mut pixels = Vec::with_capacity(self.positions * self.height * self.width);
         for b in 0..self.positions {
             for y in 0..self.height {
                 for x in 0..self.width {
-                    out.push(self.pixel(b, y, x) as u32);
+                    pixels.push(self.pixel(b, y, x) as u32);
                 }
             }
         }
-        out
+        Interior { geom: self, pixels }
     }
 
     /// The kernel's input as contiguous runs `(pixel offset, floats,
@@ -79,6 +79,30 @@ impl Padded {
         (0..3)
             .map(|ky| ((ky as isize - 1) * row - 1, 3 * cin, 3 * ky * cin))
             .collect()
+    }
+}
+
+/// The interior pixels of a [`Padded`] geometry (only made by
+/// [`Padded::interior`], so every pixel is inside the geometry and off its
+/// border: the kernels' unchecked reads rely on it). Derefs to the pixel
+/// list.
+pub(crate) struct Interior {
+    geom: Padded,
+    pixels: Vec<u32>,
+}
+
+impl Interior {
+    /// The geometry these pixels belong to.
+    pub fn geom(&self) -> Padded {
+        self.geom
+    }
+}
+
+impl std::ops::Deref for Interior {
+    type Target = [u32];
+
+    fn deref(&self) -> &[u32] {
+        &self.pixels
     }
 }
 
@@ -147,8 +171,8 @@ impl DirectConv {
         }
     }
 
-    /// Convolve `src` (`geom`, `cin` channels, zero border) at the pixels
-    /// `interior` (padded indices, e.g. [`Padded::interior`]). For every
+    /// Convolve `src` (the interior's geometry, `cin` channels, zero
+    /// border) at the pixels of `interior`. For every
     /// group of squares and block of output channels calls
     /// `store(row, valid, first_channel, width, acc)`: `acc` holds
     /// `valid` squares (rows `row..row + valid` of `interior`) x `width`
@@ -157,18 +181,13 @@ impl DirectConv {
     /// ignored.
     ///
     /// # Panics
-    /// If `src` is shorter than `geom` with `cin` channels (a caller bug).
-    pub fn run<F>(&self, geom: Padded, src: &[f32], interior: &[u32], store: F)
+    /// If `src` is shorter than the geometry with `cin` channels (a
+    /// caller bug).
+    pub fn run<F>(&self, src: &[f32], interior: &Interior, store: F)
     where
         F: FnMut(usize, usize, usize, usize, &[f32]),
     {
-        assert!(src.len() >= geom.pixels() * self.cin);
-        assert!(interior
-            .iter()
-            .all(|&p| (p as usize) < geom.pixels() && p as usize >= geom.pixel(0, 0, 0)));
-        self.job(geom, src, interior, None, |job| {
-            job.run(Kernel::detect(), store)
-        });
+        self.job(src, interior, None, |job| job.run(Kernel::detect(), store));
     }
 
     /// The trunk's convolution: `dst` (padded like `src`, `cout`
@@ -177,36 +196,34 @@ impl DirectConv {
     /// clamp and store straight from their registers.
     ///
     /// # Panics
-    /// If `src`, `dst` or `residual` is shorter than `geom` needs.
+    /// If `src`, `dst` or `residual` is shorter than the geometry needs.
     pub fn run_trunk(
         &self,
-        geom: Padded,
         src: &[f32],
-        interior: &[u32],
+        interior: &Interior,
         dst: &mut [f32],
         residual: Option<&[f32]>,
     ) {
-        self.trunk_with(Kernel::detect(), geom, src, interior, dst, residual);
+        self.trunk_with(Kernel::detect(), src, interior, dst, residual);
     }
 
     /// [`Self::run_trunk`] with `kernel`.
     fn trunk_with(
         &self,
         kernel: Kernel,
-        geom: Padded,
         src: &[f32],
-        interior: &[u32],
+        interior: &Interior,
         dst: &mut [f32],
         residual: Option<&[f32]>,
     ) {
-        let n = geom.pixels() * self.cout;
+        let n = interior.geom().pixels() * self.cout;
         assert!(dst.len() >= n && residual.is_none_or(|r| r.len() >= n));
         let out = TrunkOut {
             dst: dst.as_mut_ptr(),
             residual: residual.map_or(std::ptr::null(), <[f32]>::as_ptr),
             cout: self.cout,
         };
-        self.job(geom, src, interior, Some(out), |job| {
+        self.job(src, interior, Some(out), |job| {
             // Blocks past `cout % 16` (a filter count that is not a
             // multiple of 16) come back here.
             job.run(kernel, |row, valid, ob, width, acc| {
@@ -232,16 +249,13 @@ impl DirectConv {
     /// Check the inputs and run `body` on the [`Job`].
     fn job(
         &self,
-        geom: Padded,
         src: &[f32],
-        interior: &[u32],
+        interior: &Interior,
         trunk: Option<TrunkOut>,
         body: impl FnOnce(&Job),
     ) {
+        let geom = interior.geom();
         assert!(src.len() >= geom.pixels() * self.cin);
-        assert!(interior
-            .iter()
-            .all(|&p| (p as usize) < geom.pixels() && p as usize >= geom.pixel(0, 0, 0)));
         let segments = geom.segments(self.taps, self.cin);
         body(&Job {
             conv: self,
@@ -378,7 +392,7 @@ impl Job<'_> {
     /// starting `offset` pixels away.
     ///
     /// # Safety
-    /// `pixels` are interior pixels of `src` ([`DirectConv::run`] checks),
+    /// `pixels` are interior pixels of `src` (an [`Interior`] of its geometry),
     /// so the runs (one pixel around them at most) are inside `src`.
     #[inline(always)]
     unsafe fn runs<const PX: usize>(

@@ -36,7 +36,7 @@ use burn::nn::{BatchNorm, Linear};
 use burn::tensor::Tensor;
 use rayon::prelude::*;
 
-use crate::direct::{DirectConv, Padded, PaddedBuf};
+use crate::direct::{DirectConv, Interior, Padded, PaddedBuf};
 use crate::net::{ConvBn, Net, NetShape};
 
 /// Rows (positions x squares) per chunk: about 256 rows keep a chunk's
@@ -229,9 +229,8 @@ struct Scratch {
     value_in: Vec<f32>,
     head: Vec<f32>,
     out: Vec<f32>,
-    /// [`Padded::interior`] of `interior_geom`.
-    interior: Vec<u32>,
-    interior_geom: Option<Padded>,
+    /// The chunk geometry's interior pixels (rebuilt when it changes).
+    interior: Option<Interior>,
 }
 
 thread_local! {
@@ -456,11 +455,10 @@ impl FusedNet {
             width: s.width,
         };
         let (sq, f) = (s.height * s.width, s.filters);
-        if sc.interior_geom != Some(geom) {
-            sc.interior = geom.interior();
-            sc.interior_geom = Some(geom);
+        if sc.interior.as_ref().map(Interior::geom) != Some(geom) {
+            sc.interior = Some(geom.interior());
         }
-        let interior = &sc.interior;
+        let interior = sc.interior.as_ref().expect("set just above");
         // NCHW input -> padded channels-last.
         let c = s.input_planes;
         let x_in = sc.input.prepare(geom, c);
@@ -472,30 +470,24 @@ impl FusedNet {
             }
         }
         let x = sc.x.prepare(geom, f);
-        self.stem.run_trunk(geom, &sc.input.data, interior, x, None);
+        self.stem.run_trunk(&sc.input.data, interior, x, None);
         for (first, second) in &self.blocks {
             let y = sc.y.prepare(geom, f);
-            first.run_trunk(geom, &sc.x.data, interior, y, None);
+            first.run_trunk(&sc.x.data, interior, y, None);
             let z = sc.z.prepare(geom, f);
-            second.run_trunk(geom, &sc.y.data, interior, z, Some(&sc.x.data));
+            second.run_trunk(&sc.y.data, interior, z, Some(&sc.x.data));
             std::mem::swap(&mut sc.x, &mut sc.z);
         }
         // Policy head, written straight into plane-major [B, P*H*W].
         let y = sc.y.prepare(geom, f);
-        self.policy_hidden
-            .run_trunk(geom, &sc.x.data, interior, y, None);
+        self.policy_hidden.run_trunk(&sc.x.data, interior, y, None);
         let planes = s.policy_planes;
-        self.policy_out.run(
-            geom,
-            &sc.y.data,
-            interior,
-            head_store(policy, sq, planes, false),
-        );
+        self.policy_out
+            .run(&sc.y.data, interior, head_store(policy, sq, planes, false));
         // Value head: channel-major [B, 2*H*W] -> dense layers.
         let vc = self.value_conv.cout;
         sc.value_in.resize(geom.positions * vc * sq, 0.0);
         self.value_conv.run(
-            geom,
             &sc.x.data,
             interior,
             head_store(&mut sc.value_in, sq, vc, true),
