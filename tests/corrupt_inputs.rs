@@ -317,10 +317,14 @@ fn bad_bench_and_play_arguments_are_refused() {
     let config = config.to_str().unwrap();
     let never = std::env::temp_dir().join("lokizero-refused-run-dir");
     let never_str = never.to_str().unwrap();
-    let cases: [(&[&str], &str); 12] = [
+    let cases: [(&[&str], &str); 13] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
+        ),
+        (
+            &["bench", "--variant", "shakti", "--workers", "0"],
+            "--workers",
         ),
         (
             &["bench", "--variant", "shakti", "--batches", "0"],

@@ -372,6 +372,35 @@ pub fn play_games<G: Game, E: Evaluator<G>>(
     config: &SelfPlayConfig,
     games: usize,
     seed: u64,
+    on_game: impl FnMut(GameRecord),
+) -> SelfPlayStats {
+    let work = TreeWork::Parallel;
+    play_games_on(start, evaluator, search, config, games, seed, work, on_game)
+}
+
+/// Where a worker does its tree work (leaf selection, expansion).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TreeWork {
+    /// Spread over the rayon pool: best for a lone worker, which otherwise
+    /// leaves the other cores idle between network calls.
+    Parallel,
+    /// On the worker's own thread: with several workers the pool is busy
+    /// with another worker's network batch, and tree jobs queued behind it
+    /// would stall this worker (measured in docs/benchmarks.md, "Self-play
+    /// and the time outside the network").
+    OwnThread,
+}
+
+/// [`play_games`] with the tree work done as `work` says.
+#[allow(clippy::too_many_arguments)]
+fn play_games_on<G: Game, E: Evaluator<G>>(
+    start: &G,
+    evaluator: &mut E,
+    search: &SearchConfig,
+    config: &SelfPlayConfig,
+    games: usize,
+    seed: u64,
+    work: TreeWork,
     mut on_game: impl FnMut(GameRecord),
 ) -> SelfPlayStats {
     let mut stats = SelfPlayStats {
@@ -388,7 +417,8 @@ pub fn play_games<G: Game, E: Evaluator<G>>(
     let mut priors = Vec::new();
     let mut wdl: Vec<Wdl> = Vec::new();
     while !slots.is_empty() {
-        stats.evaluations += search_step(&mut slots, evaluator, config, &mut priors, &mut wdl);
+        stats.evaluations +=
+            search_step(&mut slots, evaluator, config, work, &mut priors, &mut wdl);
         let mut i = 0;
         while i < slots.len() {
             if slots[i].forced || slots[i].tree.visits() >= slots[i].target {
@@ -410,16 +440,18 @@ pub fn play_games<G: Game, E: Evaluator<G>>(
     stats
 }
 
-/// One batched step: every slot selects leaves (in parallel), all leaves go
-/// to the evaluator in one call, results are applied (in parallel).
+/// One batched step: every slot selects leaves, all leaves go to the
+/// evaluator in one call, results are applied; the tree work (before and
+/// after the call) runs where `work` says.
 fn search_step<G: Game, E: Evaluator<G>>(
     slots: &mut [Slot<G>],
     evaluator: &mut E,
     config: &SelfPlayConfig,
+    work: TreeWork,
     priors: &mut Vec<f32>,
     wdl: &mut Vec<Wdl>,
 ) -> u64 {
-    slots.par_iter_mut().for_each(|s| {
+    let select = |s: &mut Slot<G>| {
         if !s.forced && s.tree.visits() < s.target {
             let want = config
                 .leaves_per_tree
@@ -427,7 +459,11 @@ fn search_step<G: Game, E: Evaluator<G>>(
                 .max(1);
             s.tree.select_leaves(want, &mut s.rng);
         }
-    });
+    };
+    match work {
+        TreeWork::Parallel => slots.par_iter_mut().for_each(select),
+        TreeWork::OwnThread => slots.iter_mut().for_each(select),
+    }
     let mut positions: Vec<&G> = Vec::new();
     let mut legal: Vec<&[G::Action]> = Vec::new();
     let mut spans = Vec::with_capacity(slots.len());
@@ -448,20 +484,24 @@ fn search_step<G: Game, E: Evaluator<G>>(
     drop(positions);
     drop(legal);
     // Split the batch results back per slot and apply them in parallel.
-    let mut work = Vec::with_capacity(slots.len());
+    let mut results = Vec::with_capacity(slots.len());
     let (mut p_rest, mut w_rest) = (&priors[..], &wdl[..]);
     for (s, &(n_pos, n_priors)) in slots.iter_mut().zip(&spans) {
         let (p, pr) = p_rest.split_at(n_priors);
         let (w, wr) = w_rest.split_at(n_pos);
         (p_rest, w_rest) = (pr, wr);
-        work.push((s, p, w));
+        results.push((s, p, w));
     }
-    work.into_par_iter().for_each(|(s, p, w)| {
+    let apply = |(s, p, w): (&mut Slot<G>, &[f32], &[Wdl])| {
         if !w.is_empty() {
             let applied = s.tree.apply_evaluations(p, w);
             debug_assert!(applied.is_ok(), "batch split must match the pending leaves");
         }
-    });
+    };
+    match work {
+        TreeWork::Parallel => results.into_par_iter().for_each(apply),
+        TreeWork::OwnThread => results.into_iter().for_each(apply),
+    }
     evaluated
 }
 
@@ -635,9 +675,11 @@ fn finish_record<G: Game>(
 }
 
 /// [`play_games`] on `workers` threads, each with its own evaluator from
-/// `make_evaluator(worker)` and its share of the games. Two workers keep
-/// both cores of a small machine busy: while one does tree work, the other
-/// runs its network batch. `on_game` is called under a lock.
+/// `make_evaluator(worker)`, its share of the games and its share of
+/// `config.concurrent_games` (the total over all workers, rounded up per
+/// worker). Two workers keep both cores of a small machine busy: while one
+/// does tree work on its own thread, the other runs its network batch on
+/// the rayon pool. `on_game` is called under a lock.
 #[allow(clippy::too_many_arguments)]
 pub fn play_games_parallel<G: Game, E: Evaluator<G>>(
     start: &G,
@@ -650,6 +692,15 @@ pub fn play_games_parallel<G: Game, E: Evaluator<G>>(
     on_game: impl FnMut(GameRecord) + Send,
 ) -> SelfPlayStats {
     let workers = workers.clamp(1, games.max(1));
+    let config = &SelfPlayConfig {
+        concurrent_games: config.concurrent_games.div_ceil(workers),
+        ..config.clone()
+    };
+    let work = if workers == 1 {
+        TreeWork::Parallel
+    } else {
+        TreeWork::OwnThread
+    };
     let on_game = std::sync::Mutex::new(on_game);
     let per_worker: Vec<usize> = (0..workers)
         .map(|w| games / workers + usize::from(w < games % workers))
@@ -663,11 +714,21 @@ pub fn play_games_parallel<G: Game, E: Evaluator<G>>(
                 scope.spawn(move || {
                     let mut evaluator = make_evaluator(w);
                     let seed = seed ^ (w as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-                    play_games(start, &mut evaluator, search, config, n, seed, |r| {
+                    let on_game = |r| {
                         if let Ok(mut f) = on_game.lock() {
                             f(r);
                         }
-                    })
+                    };
+                    play_games_on(
+                        start,
+                        &mut evaluator,
+                        search,
+                        config,
+                        n,
+                        seed,
+                        work,
+                        on_game,
+                    )
                 })
             })
             .collect();
@@ -727,6 +788,27 @@ mod tests {
             .replay::<Shakti>(|_, legal, _| searched.push(legal.len() > 1))
             .unwrap();
         searched
+    }
+
+    /// Where the tree work runs (pool or worker thread) is a scheduling
+    /// choice only: the same seed gives the same games either way.
+    #[test]
+    fn tree_work_placement_does_not_change_the_games() {
+        let cfg = SelfPlayConfig {
+            concurrent_games: 3,
+            ..config(1.0)
+        };
+        let search = SearchConfig::default();
+        let games = |work| {
+            let mut records = Vec::new();
+            let start = Shakti::start();
+            let eval = &mut UniformEvaluator;
+            play_games_on(&start, eval, &search, &cfg, 4, 9, work, |r| records.push(r));
+            records
+        };
+        let parallel = games(TreeWork::Parallel);
+        assert_eq!(parallel.len(), 4);
+        assert_eq!(parallel, games(TreeWork::OwnThread));
     }
 
     #[test]

@@ -765,10 +765,6 @@ fn selfplay_generation<E: Encode>(
             .games_per_chunk
             .min(sp.games_per_generation - games.len());
         let mut part_games = Vec::with_capacity(n);
-        let per_worker = SelfPlayConfig {
-            concurrent_games: sp.concurrent_games.div_ceil(sp.workers),
-            ..sp.clone()
-        };
         let seed = seed_for(config, g, next_part);
         let s = play_games_parallel(
             start,
@@ -782,7 +778,7 @@ fn selfplay_generation<E: Encode>(
                 RolloutMix::new(net_eval, playouts, sp.rollout_mix)
             },
             &config.search,
-            &per_worker,
+            sp,
             n,
             sp.workers,
             seed,

@@ -5,18 +5,19 @@
 //! meaningful on a shared, noisy machine; absolute numbers are not.
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
 use burn::tensor::Device;
 use clap::Args;
 use encoding::Encode;
-use model::{Net, NetEvaluator, NetShape};
+use model::{Net, NetEvaluator};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rules::VariantId;
-use search::{Mcts, SearchConfig};
-use selfplay::timed::{EncodeOnly, Timed};
+use search::{Evaluator, Mcts, SearchConfig};
+use selfplay::timed::{EncodeOnly, Timed, TimingLog};
 use train::samples::{sample_batch, Sample};
 use train::trainer::Trainer;
 use train::RunConfig;
@@ -43,6 +44,10 @@ pub struct BenchArgs {
     /// Batch sizes for network inference.
     #[arg(long, default_value = "1,16,64,256", value_delimiter = ',')]
     batches: Vec<usize>,
+    /// Self-play workers for `--what selfplay` (default: the config's
+    /// `selfplay.workers`, as training uses).
+    #[arg(long)]
+    workers: Option<usize>,
     /// Backend: cpu (burn flex; inference also timed on the fused path),
     /// ndarray or cuda (each needs a build with that feature).
     #[arg(long, default_value = "cpu")]
@@ -68,6 +73,9 @@ fn check_args(args: &BenchArgs) -> Result<()> {
     }
     if let Some(b) = args.batches.iter().find(|&&b| b == 0 || b > 65_536) {
         bail!("--batches: batch sizes must be from 1 to 65536, got {b}");
+    }
+    if let Some(w) = args.workers.filter(|w| !(1..=64).contains(w)) {
+        bail!("--workers must be from 1 to 64, got {w}");
     }
     if let Some(w) = args
         .what
@@ -165,7 +173,7 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
         bench_search::<G>(args, config);
     }
     if what.contains(&"selfplay") {
-        bench_selfplay::<G>(args, config, &net, device, &shape);
+        bench_selfplay::<G>(args, config, &net, device);
     }
     Ok(())
 }
@@ -285,26 +293,28 @@ fn bench_search<G: Encode>(args: &BenchArgs, config: &RunConfig) {
     );
 }
 
-fn bench_selfplay<G: Encode>(
-    args: &BenchArgs,
-    config: &RunConfig,
-    net: &Net,
-    device: &Device,
-    shape: &NetShape,
-) {
-    let _ = shape;
-    let sp = config.selfplay.clone();
-    let mut eval = Timed::new(NetEvaluator::<G>::new(net.clone(), device.clone()));
+/// Self-play as training plays it (`train::run`): calls of
+/// `games_per_chunk` games on the config's workers, the real network
+/// behind every worker. Then the network alone replays the very batches
+/// self-play sent it (same sizes, same order, one at a time, real search
+/// leaves as input); the self-play wall time beyond that is the time
+/// spent outside the network (rules, search, encoding, idle cores).
+fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, device: &Device) {
+    let sp = &config.selfplay;
+    let workers = args.workers.unwrap_or(sp.workers);
+    let games = sp.games_per_chunk.min(sp.games_per_generation).max(1);
+    let log = Mutex::new(TimingLog::<G>::default());
     let t = Instant::now();
     let mut stats = selfplay::SelfPlayStats::default();
     let mut seed = 0;
     while t.elapsed().as_secs_f64() < args.seconds.max(1.0) * 3.0 {
-        let s = selfplay::play_games(
+        let s = selfplay::play_games_parallel(
             &G::start(),
-            &mut eval,
+            |_| Timed::new(NetEvaluator::<G>::new(net.clone(), device.clone()), &log),
             &config.search,
-            &sp,
-            sp.concurrent_games,
+            sp,
+            games,
+            workers,
             seed,
             |_| {},
         );
@@ -312,26 +322,72 @@ fn bench_selfplay<G: Encode>(
         stats.plies += s.plies;
         seed += 1;
     }
-    let secs = t.elapsed().as_secs_f64();
-    let net_share = eval.elapsed.as_secs_f64() / secs;
+    let wall = t.elapsed().as_secs_f64();
+    let log = log.into_inner().unwrap_or_else(|e| e.into_inner());
     println!(
-        "self-play: {:.1} positions/s, {:.0} games/hour, {:.0} evaluations/s, mean batch {:.0}",
-        stats.plies as f64 / secs,
-        stats.games as f64 * 3600.0 / secs,
-        eval.positions as f64 / secs,
-        eval.positions as f64 / eval.batches.max(1) as f64
+        "self-play: {:.1} positions/s, {:.0} games/hour, {:.0} evaluations/s, mean batch {:.0} \
+         ({workers} workers, {games} games per call)",
+        stats.plies as f64 / wall,
+        stats.games as f64 * 3600.0 / wall,
+        log.positions as f64 / wall,
+        log.mean_batch()
     );
+    let alone = network_alone(net, device, &log).as_secs_f64();
+    println!(
+        "network alone on the same batches: {alone:.2} s of {wall:.2} s self-play \
+         (inside the workers' network calls: {:.2} s, summed)",
+        log.elapsed.as_secs_f64()
+    );
+    // Below zero when the workers' overlapping network calls used the
+    // cores better than one call at a time did.
     println!(
         "self-play time outside the network: {:.1} %",
-        100.0 * (1.0 - net_share)
+        100.0 * (1.0 - alone / wall)
     );
     if let Some(kib) = peak_resident_kib() {
-        // With `--what selfplay` alone this is the self-play worker's peak.
+        // With `--what selfplay` alone this is the self-play workers' peak.
         println!(
             "peak resident memory of this process: {:.0} MiB",
             kib as f64 / 1024.0
         );
     }
+}
+
+/// Wall time of the network alone evaluating the batches in `log.sizes`,
+/// one call after another on all threads, inputs drawn in turn from the
+/// logged search leaves. One untimed call first warms the buffers.
+fn network_alone<G: Encode>(net: &Net, device: &Device, log: &TimingLog<G>) -> Duration {
+    let Some(&largest) = log.sizes.iter().max() else {
+        return Duration::ZERO;
+    };
+    let largest = largest as usize;
+    let leaves = log.sample.iter().cycle().take(largest);
+    let (positions, legal): (Vec<&G>, Vec<&[G::Action]>) =
+        leaves.map(|(p, l)| (p, l.as_slice())).unzip();
+    // prior_ends[b]: the priors' length for a batch of the first b leaves.
+    let prior_ends: Vec<usize> = std::iter::once(0)
+        .chain(legal.iter().scan(0, |end, l| {
+            *end += l.len();
+            Some(*end)
+        }))
+        .collect();
+    let mut priors = vec![0.0; prior_ends[largest]];
+    let mut wdl = vec![search::DRAW_WDL; largest];
+    let mut eval = NetEvaluator::<G>::new(net.clone(), device.clone());
+    let mut run = |b: usize| {
+        eval.evaluate(
+            &positions[..b],
+            &legal[..b],
+            &mut priors[..prior_ends[b]],
+            &mut wdl[..b],
+        )
+    };
+    run(largest);
+    let t = Instant::now();
+    for &b in &log.sizes {
+        run(b as usize);
+    }
+    t.elapsed()
 }
 
 /// The process's peak resident set size in KiB (`VmHWM` of
