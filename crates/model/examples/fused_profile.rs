@@ -1,12 +1,16 @@
 //! Profile helper: runs only the fused forward pass of a fresh network on
-//! random inputs. `cargo run --release -p model --example fused_profile -- C P H W F BLOCKS BATCH SECONDS TARGET_ROWS`
+//! random inputs. `cargo run --release -p model --example fused_profile -- C P H W F BLOCKS BATCH SECONDS TARGET_ROWS [direct]`
+//! (`direct`: the trunk on the direct kernel instead of Winograd).
 use burn::tensor::Device;
 use model::{FusedNet, Net, NetShape};
 use std::time::Instant;
 
 fn main() {
-    let a: Vec<usize> = std::env::args()
-        .skip(1)
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let direct = args.get(9).is_some_and(|x| x == "direct");
+    let a: Vec<usize> = args
+        .iter()
+        .take(9)
         .map(|x| x.parse().expect("number"))
         .collect();
     let shape = NetShape {
@@ -24,13 +28,19 @@ fn main() {
     let fused = FusedNet::from_net(&net, [a[0], a[1], a[2], a[3]])
         .expect("fused")
         .with_target_rows(a[8]);
+    let fused = if direct {
+        fused.without_winograd()
+    } else {
+        fused
+    };
     let input: Vec<f32> = (0..batch * shape.input_len())
         .map(|i| (i % 7) as f32 * 0.1)
         .collect();
     let t = Instant::now();
-    let mut n = 0;
+    let (mut n, mut out) = (0, model::fused::FusedOutput::default());
     while t.elapsed().as_secs_f64() < seconds {
-        std::hint::black_box(fused.forward(&input));
+        fused.forward_into(&input, &mut out);
+        std::hint::black_box(&out);
         n += batch;
     }
     println!("{:.0} positions/s", n as f64 / t.elapsed().as_secs_f64());

@@ -171,6 +171,12 @@ impl DirectConv {
         }
     }
 
+    /// Output channels as stored by the kernels: `cout` rounded up to a
+    /// multiple of 16.
+    pub fn cout_pad(&self) -> usize {
+        self.cout_pad
+    }
+
     /// Convolve `src` (the interior's geometry, `cin` channels, zero
     /// border) at the pixels of `interior`. For every
     /// group of squares and block of output channels calls
@@ -188,6 +194,44 @@ impl DirectConv {
         F: FnMut(usize, usize, usize, usize, &[f32]),
     {
         self.job(src, interior, None, |job| job.run(Kernel::detect(), store));
+    }
+
+    /// A 1x1 convolution as a matrix product: for each entry `r` of
+    /// `rows`, `dst[r * cout_pad ..][..cout_pad]` = `src[r * cin ..][..cin]`
+    /// times the weights plus the bias (padding channels included, no
+    /// ReLU). The Winograd convolution ([`crate::winograd`]) runs its 16
+    /// products through this.
+    ///
+    /// # Panics
+    /// If the convolution is not 1x1 or a row lies past the end of `src`
+    /// or `dst` (caller bugs).
+    pub fn run_rows(&self, src: &[f32], rows: &[u32], dst: &mut [f32]) {
+        assert_eq!(self.taps, 1, "run_rows is for 1x1 convolutions");
+        let last = rows.iter().map(|&r| r as usize + 1).max().unwrap_or(0);
+        assert!(last * self.cin <= src.len() && last * self.cout_pad <= dst.len());
+        let out = TrunkOut {
+            dst: dst.as_mut_ptr(),
+            residual: std::ptr::null(),
+            cout: self.cout_pad,
+            relu: false,
+        };
+        let job = Job {
+            conv: self,
+            src,
+            segments: &[(0, self.cin, 0)],
+            interior: rows,
+            trunk: Some(out),
+        };
+        // Every block fits in `cout_pad`, so the kernels store them all.
+        job.run(Kernel::detect(), |row, valid, ob, width, acc| {
+            for (p, &r) in rows[row..row + valid].iter().enumerate() {
+                let at = r as usize * self.cout_pad + ob;
+                // SAFETY: `at + width <= last * cout_pad <= dst.len()`.
+                unsafe {
+                    std::ptr::copy_nonoverlapping(acc[p * width..].as_ptr(), out.dst.add(at), width)
+                };
+            }
+        });
     }
 
     /// The trunk's convolution: `dst` (padded like `src`, `cout`
@@ -222,6 +266,7 @@ impl DirectConv {
             dst: dst.as_mut_ptr(),
             residual: residual.map_or(std::ptr::null(), <[f32]>::as_ptr),
             cout: self.cout,
+            relu: true,
         };
         self.job(src, interior, Some(out), |job| {
             // Blocks past `cout % 16` (a filter count that is not a
@@ -267,14 +312,17 @@ impl DirectConv {
     }
 }
 
-/// Where [`DirectConv::run_trunk`]'s kernels store: `dst` and `residual`
-/// (null: none) padded channels-last with `cout` channels, long enough for
-/// every interior pixel (checked by `run_trunk`).
+/// Where the kernels of [`DirectConv::run_trunk`] and
+/// [`DirectConv::run_rows`] store: `dst` and `residual` (null: none) with
+/// row stride `cout` (channels), long enough for every pixel or row of the
+/// job (checked by those two).
 #[derive(Clone, Copy)]
 struct TrunkOut {
     dst: *mut f32,
     residual: *const f32,
     cout: usize,
+    /// Clamp at zero (the trunk) or store as is ([`DirectConv::run_rows`]).
+    relu: bool,
 }
 
 /// One convolution call's inputs.
@@ -283,8 +331,8 @@ struct Job<'a> {
     src: &'a [f32],
     segments: &'a [(isize, usize, usize)],
     interior: &'a [u32],
-    /// Set by [`DirectConv::run_trunk`]: the kernels store blocks that fit
-    /// in `cout` themselves.
+    /// Set by [`DirectConv::run_trunk`] and [`DirectConv::run_rows`]: the
+    /// kernels store blocks that fit in `cout` themselves.
     trunk: Option<TrunkOut>,
 }
 
@@ -458,7 +506,10 @@ macro_rules! simd_kernel {
                             if !t.residual.is_null() {
                                 a = $add(a, $load(t.residual.add(at + v * $lanes)));
                             }
-                            $store(t.dst.add(at + v * $lanes), $max(a, zero));
+                            if t.relu {
+                                a = $max(a, zero);
+                            }
+                            $store(t.dst.add(at + v * $lanes), a);
                         }
                     }
                     return true;

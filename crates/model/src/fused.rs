@@ -38,6 +38,7 @@ use rayon::prelude::*;
 
 use crate::direct::{DirectConv, Interior, Padded, PaddedBuf};
 use crate::net::{ConvBn, Net, NetShape};
+use crate::winograd::{Winograd, WinogradBuf};
 
 /// Rows (positions x squares) per chunk: about 256 rows keep a chunk's
 /// activations (`rows * F` floats per buffer, 32 KiB for F = 32) in the
@@ -71,9 +72,9 @@ struct FusedDense {
 /// The network of [`Net`] in inference form (see the module docs).
 pub struct FusedNet {
     shape: NetShape,
-    stem: DirectConv,
-    blocks: Vec<(DirectConv, DirectConv)>,
-    policy_hidden: DirectConv,
+    stem: TrunkConv,
+    blocks: Vec<(TrunkConv, TrunkConv)>,
+    policy_hidden: TrunkConv,
     policy_out: DirectConv,
     value_conv: DirectConv,
     value_fc: FusedDense,
@@ -112,10 +113,68 @@ fn floats<const D: usize>(t: Tensor<D>, layer: &str, len: usize) -> Result<Vec<f
     Ok(v)
 }
 
+/// A convolution with batch norm folded in: `weight` `[taps * cin, cout]`
+/// row-major (row `tap * cin + c`), `bias` `[cout]`.
+struct Folded {
+    taps: usize,
+    cin: usize,
+    cout: usize,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl Folded {
+    fn direct(&self) -> DirectConv {
+        DirectConv::new(self.taps, self.cin, self.cout, &self.weight, &self.bias)
+    }
+
+    /// As a trunk convolution (ReLU after): Winograd for 3x3 kernels.
+    fn trunk(&self) -> TrunkConv {
+        TrunkConv {
+            direct: self.direct(),
+            winograd: (self.taps == 9)
+                .then(|| Winograd::new(self.cin, self.cout, &self.weight, &self.bias)),
+        }
+    }
+}
+
+/// A trunk convolution (ReLU after, residual optional): Winograd F(2x2,
+/// 3x3) ([`crate::winograd`]) when set, the direct kernel otherwise; the
+/// two agree within float rounding.
+struct TrunkConv {
+    direct: DirectConv,
+    winograd: Option<Winograd>,
+}
+
+impl TrunkConv {
+    /// [`DirectConv::run_trunk`] on whichever path is set.
+    fn run(
+        &self,
+        src: &[f32],
+        interior: &Interior,
+        dst: &mut [f32],
+        residual: Option<&[f32]>,
+        buf: &mut WinogradBuf,
+    ) {
+        match &self.winograd {
+            Some(w) => w.run_trunk(src, interior, dst, residual, buf),
+            None => self.direct.run_trunk(src, interior, dst, residual),
+        }
+    }
+
+    fn cin(&self) -> usize {
+        self.direct.cin
+    }
+
+    fn cout(&self) -> usize {
+        self.direct.cout
+    }
+}
+
 /// Fold `bn` (if any) into `conv`: per output channel `o`,
 /// `scale = gamma / sqrt(var + eps)`, `W' = W * scale`,
 /// `b' = (b - mean) * scale + beta`.
-fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<DirectConv, FusedError> {
+fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<Folded, FusedError> {
     let [cout, cin, kh, kw] = conv.weight.val().dims();
     if kh != kw || (kh != 1 && kh != 3) {
         return Err(FusedError::Weights {
@@ -154,10 +213,16 @@ fn fuse_conv(conv: &Conv2d, bn: Option<&BatchNorm>, layer: &str) -> Result<Direc
     let bias: Vec<f32> = (0..cout)
         .map(|o| conv_bias[o] * scale[o] + shift[o])
         .collect();
-    Ok(DirectConv::new(taps, cin, cout, &weight, &bias))
+    Ok(Folded {
+        taps,
+        cin,
+        cout,
+        weight,
+        bias,
+    })
 }
 
-fn fuse_conv_bn(layer: &ConvBn, name: &str) -> Result<DirectConv, FusedError> {
+fn fuse_conv_bn(layer: &ConvBn, name: &str) -> Result<Folded, FusedError> {
     fuse_conv(&layer.conv, Some(&layer.bn), name)
 }
 
@@ -231,6 +296,8 @@ struct Scratch {
     out: Vec<f32>,
     /// The chunk geometry's interior pixels (rebuilt when it changes).
     interior: Option<Interior>,
+    /// The Winograd convolutions' buffers.
+    winograd: WinogradBuf,
 }
 
 thread_local! {
@@ -273,9 +340,9 @@ impl FusedDense {
 }
 
 /// Whether every block maps `filters` channels to `filters`.
-fn blocks_fit(blocks: &[(DirectConv, DirectConv)], filters: usize) -> bool {
+fn blocks_fit(blocks: &[(TrunkConv, TrunkConv)], filters: usize) -> bool {
     blocks.iter().all(|(a, b)| {
-        a.cin == filters && a.cout == filters && b.cin == filters && b.cout == filters
+        a.cin() == filters && a.cout() == filters && b.cin() == filters && b.cout() == filters
     })
 }
 
@@ -305,12 +372,12 @@ impl FusedNet {
             .enumerate()
             .map(|(i, b)| {
                 Ok((
-                    fuse_conv_bn(&b.first, &format!("block {i} first"))?,
-                    fuse_conv_bn(&b.second, &format!("block {i} second"))?,
+                    fuse_conv_bn(&b.first, &format!("block {i} first"))?.trunk(),
+                    fuse_conv_bn(&b.second, &format!("block {i} second"))?.trunk(),
                 ))
             })
             .collect::<Result<Vec<_>, FusedError>>()?;
-        let stem = fuse_conv_bn(&net.stem, "stem")?;
+        let stem = fuse_conv_bn(&net.stem, "stem")?.trunk();
         let value_fc = fuse_dense(&net.value_fc, "value fc")?;
         let shape = NetShape {
             input_planes,
@@ -318,22 +385,22 @@ impl FusedNet {
             height,
             width,
             blocks: net.blocks.len(),
-            filters: stem.cout,
+            filters: stem.cout(),
             value_hidden: value_fc.dout,
             moves_left: net.moves_left_out.is_some(),
         };
-        let value_conv = fuse_conv_bn(&net.value_conv, "value conv")?;
-        let policy_out = fuse_conv(&net.policy_out, None, "policy out")?;
-        let policy_hidden = fuse_conv_bn(&net.policy_hidden, "policy hidden")?;
+        let value_conv = fuse_conv_bn(&net.value_conv, "value conv")?.direct();
+        let policy_out = fuse_conv(&net.policy_out, None, "policy out")?.direct();
+        let policy_hidden = fuse_conv_bn(&net.policy_hidden, "policy hidden")?.trunk();
         let value_out = fuse_dense(&net.value_out, "value out")?;
         let moves_left_out = net
             .moves_left_out
             .as_ref()
             .map(|l| fuse_dense(l, "moves left"))
             .transpose()?;
-        let f = stem.cout;
-        let trunk_fits = blocks_fit(&blocks, f) && policy_hidden.cin == f && value_conv.cin == f;
-        let heads_fit = policy_out.cin == policy_hidden.cout
+        let f = stem.cout();
+        let trunk_fits = blocks_fit(&blocks, f) && policy_hidden.cin() == f && value_conv.cin == f;
+        let heads_fit = policy_out.cin == policy_hidden.cout()
             && value_out.din == value_fc.dout
             && value_out.dout == 3
             && moves_left_out
@@ -345,7 +412,7 @@ impl FusedNet {
                 problem: "the layers' channel counts do not chain".to_string(),
             });
         }
-        if stem.cin != input_planes
+        if stem.cin() != input_planes
             || policy_out.cout != policy_planes
             || value_fc.din != value_conv.cout * height * width
         {
@@ -372,6 +439,19 @@ impl FusedNet {
     /// tuning measurements).
     pub fn with_target_rows(mut self, rows: usize) -> Self {
         self.target_rows = rows.max(1);
+        self
+    }
+
+    /// Run the 3x3 trunk convolutions on the direct kernel instead of
+    /// Winograd F(2x2, 3x3) (for comparing the two; Winograd is the
+    /// default).
+    pub fn without_winograd(mut self) -> Self {
+        let convs = std::iter::once(&mut self.stem)
+            .chain(std::iter::once(&mut self.policy_hidden))
+            .chain(self.blocks.iter_mut().flat_map(|(a, b)| [a, b]));
+        for conv in convs {
+            conv.winograd = None;
+        }
         self
     }
 
@@ -470,17 +550,18 @@ impl FusedNet {
             }
         }
         let x = sc.x.prepare(geom, f);
-        self.stem.run_trunk(&sc.input.data, interior, x, None);
+        let wino = &mut sc.winograd;
+        self.stem.run(&sc.input.data, interior, x, None, wino);
         for (first, second) in &self.blocks {
             let y = sc.y.prepare(geom, f);
-            first.run_trunk(&sc.x.data, interior, y, None);
+            first.run(&sc.x.data, interior, y, None, wino);
             let z = sc.z.prepare(geom, f);
-            second.run_trunk(&sc.y.data, interior, z, Some(&sc.x.data));
+            second.run(&sc.y.data, interior, z, Some(&sc.x.data), wino);
             std::mem::swap(&mut sc.x, &mut sc.z);
         }
         // Policy head, written straight into plane-major [B, P*H*W].
         let y = sc.y.prepare(geom, f);
-        self.policy_hidden.run_trunk(&sc.x.data, interior, y, None);
+        self.policy_hidden.run(&sc.x.data, interior, y, None, wino);
         let planes = s.policy_planes;
         self.policy_out
             .run(&sc.y.data, interior, head_store(policy, sq, planes, false));

@@ -19,6 +19,7 @@ mod direct;
 pub mod evaluator;
 pub mod fused;
 pub mod net;
+mod winograd;
 
 pub use bundle::{load_bundle, save_bundle, BundleError, BundleMeta};
 pub use device::device_from_name;
