@@ -1,5 +1,8 @@
 //! Direct 3x3 and 1x1 convolutions over zero-padded channels-last
-//! activations: the convolution kernel of [`crate::FusedNet`].
+//! activations: the convolution kernel of [`crate::FusedNet`] (its heads'
+//! 1x1 convolutions, and the matrix products of its Winograd trunk
+//! convolutions, [`crate::winograd`]; the direct 3x3 path remains for
+//! comparison, `FusedNet::without_winograd`).
 //!
 //! Why not im2col + gemm (what `FusedNet` did first): on 8x8 boards with
 //! 32 filters the im2col copy (9 copies of every activation per layer)

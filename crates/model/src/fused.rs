@@ -17,10 +17,12 @@
 //!   the preceding convolution's weights (scaled per output channel) and a
 //!   bias;
 //! - activations are channels-last with a zero border,
-//!   `[positions, H + 2, W + 2, C]`, and every convolution is a direct one
-//!   ([`crate::direct`]) whose accumulators start at the bias and are
-//!   stored once with the residual and ReLU applied, or straight into the
-//!   heads' output layouts;
+//!   `[positions, H + 2, W + 2, C]`; the trunk's 3x3 convolutions (stem,
+//!   residual blocks, policy hidden layer) go through Winograd F(4x4, 3x3)
+//!   ([`crate::winograd`], 4x fewer multiply-adds), whose 36 matrix
+//!   products, like the heads' 1x1 convolutions, run on the direct
+//!   kernels ([`crate::direct`]); outputs are stored once with the
+//!   residual and ReLU applied, or straight into the heads' layouts;
 //! - a batch is cut into chunks of about [`TARGET_ROWS`] rows, one chunk
 //!   per rayon task, each running the whole network with its thread's
 //!   reusable scratch buffers (activations stay in cache; no allocation per
