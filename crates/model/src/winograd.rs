@@ -57,7 +57,7 @@ const LANES: usize = 16;
 /// A step's channels.
 type Lane = [f32; LANES];
 
-/// A 3x3 convolution prepared for F(2x2, 3x3): the 16 transformed weight
+/// A 3x3 convolution prepared for F(4x4, 3x3): the 36 transformed weight
 /// matrices as 1x1 convolutions (zero bias) and the bias, added after the
 /// output transform (padded with zeros to the products' `cout_pad`).
 pub(crate) struct Winograd {
@@ -74,7 +74,7 @@ pub(crate) struct WinogradBuf {
     v: Vec<f32>,
     m: Vec<f32>,
     rows: Rows,
-    /// Zeros for the input pixels past an odd board's edge.
+    /// Zeros for the input pixels past the board's edge.
     zero: Vec<f32>,
     /// The output transform's 16 squares x `cout_pad` channels.
     y: Vec<f32>,
@@ -244,7 +244,7 @@ impl Tiles {
     }
 
     /// Padded pixel `(py, px)` of board `b` (padded coordinates), or
-    /// `None` past the padded board (the overhang of odd sizes).
+    /// `None` past the padded board (the overhang of the last tiles).
     fn pixel(&self, b: usize, py: usize, px: usize) -> Option<usize> {
         let (h, w) = (self.height + 2, self.width + 2);
         (py < h && px < w).then(|| (b * h + py) * w + px)
@@ -582,7 +582,8 @@ mod tests {
     use crate::direct::{Padded, PaddedBuf};
 
     /// Winograd equals the direct convolution (with residual and ReLU) on
-    /// even and odd boards, channel counts off the kernels' widths.
+    /// boards whose sides are and are not multiples of 4, channel counts
+    /// off the kernels' widths.
     #[test]
     fn winograd_matches_the_direct_convolution() {
         let shapes = [
