@@ -317,10 +317,16 @@ fn bad_bench_and_play_arguments_are_refused() {
     let config = config.to_str().unwrap();
     let never = std::env::temp_dir().join("lokizero-refused-run-dir");
     let never_str = never.to_str().unwrap();
-    let cases: [(&[&str], &str); 13] = [
+    let losers_config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/losers.toml");
+    let losers_config = losers_config.to_str().unwrap();
+    let cases: [(&[&str], &str); 14] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
+        ),
+        (
+            &["bench", "--variant", "shakti", "--config", losers_config],
+            "config for variant losers, not shakti",
         ),
         (
             &["bench", "--variant", "shakti", "--workers", "0"],

@@ -38,7 +38,8 @@ pub struct BenchArgs {
     /// (or none, with --export-bundle / --reference-out).
     #[arg(long, default_value = "net,train,search,selfplay")]
     what: String,
-    /// Seconds per measurement.
+    /// Seconds per measurement (self-play: at least three times this,
+    /// rounded up to whole self-play calls, then the network-alone replay).
     #[arg(long, default_value_t = 3.0)]
     seconds: f64,
     /// Batch sizes for network inference.
@@ -49,7 +50,7 @@ pub struct BenchArgs {
     #[arg(long)]
     workers: Option<usize>,
     /// Backend: cpu (burn flex; inference also timed on the fused path),
-    /// ndarray or cuda (each needs a build with that feature).
+    /// ndarray, wgpu or cuda (each needs a build with that feature).
     #[arg(long, default_value = "cpu")]
     device: String,
     /// Write the network input/output of a fixed batch of 4 positions as
@@ -98,6 +99,14 @@ pub fn run(args: BenchArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("configs/{}.toml", args.variant)));
     let config = RunConfig::load(&config_path)?;
+    if config.variant != args.variant {
+        bail!(
+            "{} is a config for variant {}, not {}",
+            config_path.display(),
+            config.variant,
+            args.variant
+        );
+    }
     super::set_threads(config.threads);
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
     rules::with_variant!(args.variant, G => bench_for::<G>(&args, &config, &device),
@@ -135,10 +144,16 @@ fn timed_loop(seconds: f64, mut work: impl FnMut() -> u64) -> f64 {
 }
 
 fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -> Result<()> {
-    let shape = train::run::shape_for::<G>(config);
-    let net = match &args.model {
-        Some(dir) => model::load_bundle::<G>(dir, device)?.0,
-        None => Net::new(&shape, device),
+    // A bundle brings its own network size; the config's is for fresh nets.
+    let (net, shape) = match &args.model {
+        Some(dir) => {
+            let (net, meta) = model::load_bundle::<G>(dir, device)?;
+            (net, meta.shape)
+        }
+        None => {
+            let shape = train::run::shape_for::<G>(config);
+            (Net::new(&shape, device), shape)
+        }
     };
     let mut rng = SmallRng::seed_from_u64(1);
     let positions = sample_positions::<G>(256, &mut rng);
@@ -326,7 +341,7 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
     let log = log.into_inner().unwrap_or_else(|e| e.into_inner());
     println!(
         "self-play: {:.1} positions/s, {:.0} games/hour, {:.0} evaluations/s, mean batch {:.0} \
-         ({workers} workers, {games} games per call)",
+         (workers: {workers}, games per call: {games})",
         stats.plies as f64 / wall,
         stats.games as f64 * 3600.0 / wall,
         log.positions as f64 / wall,
