@@ -300,9 +300,34 @@ fn output_1d(m: [&Lane; IN]) -> [Lane; OUT] {
     o
 }
 
-/// `B^T x B` of one 6x6 tile of lanes (row-major; the columns, then the
-/// rows) into rows `xi * stride + at ..` of `out` (`n` channels of each
-/// lane), with `r` as scratch.
+/// A separable 2-D transform of one 6x6 tile of lanes (row-major): the
+/// 1-D transform `t` (6 -> `R` values) on every column, then on every row
+/// of the result; `emit(k, lane)` receives output `k` of the `R x R`
+/// result (row-major). `r` is scratch. Both Winograd transforms are this
+/// with their own `t` (`B^T x B`: [`input_1d`]; `A^T m A`: [`output_1d`]).
+#[inline(always)]
+fn transform_2d<const R: usize>(
+    x: &[Lane; XI],
+    r: &mut [Lane; XI],
+    t: impl Fn([&Lane; IN]) -> [Lane; R],
+    mut emit: impl FnMut(usize, &Lane),
+) {
+    for c in 0..IN {
+        let col = t(std::array::from_fn(|i| &x[i * IN + c]));
+        for (i, v) in col.iter().enumerate() {
+            r[i * IN + c] = *v;
+        }
+    }
+    for i in 0..R {
+        let row = t(std::array::from_fn(|j| &r[i * IN + j]));
+        for (j, v) in row.iter().enumerate() {
+            emit(i * R + j, v);
+        }
+    }
+}
+
+/// `B^T x B` of one tile into rows `xi * stride + at ..` of `out` (`n`
+/// channels of each lane).
 #[inline(always)]
 fn input_tile(
     x: &[Lane; XI],
@@ -312,50 +337,32 @@ fn input_tile(
     at: usize,
     n: usize,
 ) {
-    for c in 0..IN {
-        let col = input_1d(std::array::from_fn(|i| &x[i * IN + c]));
-        for (i, v) in col.iter().enumerate() {
-            r[i * IN + c] = *v;
+    transform_2d(x, r, input_1d, |xi, v| {
+        let o = xi * stride + at;
+        // A fixed-size copy is a vector store; a variable one a call.
+        if n == LANES {
+            out[o..o + LANES].copy_from_slice(v);
+        } else {
+            out[o..o + n].copy_from_slice(&v[..n]);
         }
-    }
-    for i in 0..IN {
-        let row = input_1d(std::array::from_fn(|j| &r[i * IN + j]));
-        for (j, v) in row.iter().enumerate() {
-            let o = (i * IN + j) * stride + at;
-            // A fixed-size copy is a vector store; a variable one a call.
-            if n == LANES {
-                out[o..o + LANES].copy_from_slice(v);
-            } else {
-                out[o..o + n].copy_from_slice(&v[..n]);
-            }
-        }
-    }
+    });
 }
 
-/// `A^T m A` of one 6x6 tile of lanes plus `bias`: the 4x4 outputs,
-/// row-major, into rows `k * stride + at ..` of `y`, with `r` as scratch.
+/// `A^T m A` of one tile plus `bias`: the 4x4 outputs, row-major, into
+/// rows `k * stride + at ..` of `y`.
 #[inline(always)]
 fn output_tile(
     m: &[Lane; XI],
     bias: &Lane,
-    r: &mut [Lane; OUT * IN],
+    r: &mut [Lane; XI],
     y: &mut [f32],
     stride: usize,
     at: usize,
 ) {
-    for c in 0..IN {
-        let col = output_1d(std::array::from_fn(|i| &m[i * IN + c]));
-        for (a, v) in col.iter().enumerate() {
-            r[a * IN + c] = *v;
-        }
-    }
-    for a in 0..OUT {
-        let row = output_1d(std::array::from_fn(|j| &r[a * IN + j]));
-        for (e, v) in row.iter().enumerate() {
-            let o = (a * OUT + e) * stride + at;
-            y[o..o + LANES].copy_from_slice(&add(*v, *bias));
-        }
-    }
+    transform_2d(m, r, output_1d, |k, v| {
+        let o = k * stride + at;
+        y[o..o + LANES].copy_from_slice(&add(*v, *bias));
+    });
 }
 
 /// `B^T d B` for every input channel of every tile into `v` (`[tiles, 36,
@@ -413,7 +420,7 @@ fn output_body(
 ) {
     let (cout, stride) = (out.cout, out.cout_pad);
     let mut x = [[0.0f32; LANES]; XI];
-    let mut r = [[0.0f32; LANES]; OUT * IN];
+    let mut r = [[0.0f32; LANES]; XI];
     let mut t = 0;
     for b in 0..tiles.positions {
         for ty in 0..tiles.ty {
