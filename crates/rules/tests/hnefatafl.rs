@@ -6,7 +6,7 @@ use tafl_support::*;
 
 const ORACLE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
-    "/../../../shared/oracle/tafl/hnefatafl_cases.jsonl"
+    "/tests/data/tafl/hnefatafl_cases.jsonl"
 );
 
 #[test]

@@ -1,5 +1,5 @@
 //! Losers Chess (shared/RULES.md §1) against the Fairy-Stockfish oracle
-//! (shared/oracle/losers) and the RULES.md cases.
+//! (tests/data/losers) and the RULES.md cases.
 
 use rules::{EndReason, Game, Losers, Outcome, Player};
 use serde_json::Value;

@@ -61,15 +61,12 @@ fn oracle_outcome(o: &serde_json::Value) -> Option<Outcome> {
     })
 }
 
-/// Every case of `shared/oracle/shakti/cases.jsonl`: exact sorted legal
+/// Every case of `tests/data/shakti/cases.jsonl`: exact sorted legal
 /// moves (a forced pass is our single action `pass`), check, side to move,
 /// outcome, and the position text round trip.
 #[test]
 fn oracle_cases_match_exactly() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/oracle/shakti/cases.jsonl"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/shakti/cases.jsonl");
     let text = std::fs::read_to_string(path).expect("oracle file readable");
     let mut checked = 0;
     for line in text.lines().filter(|l| !l.trim().is_empty()) {

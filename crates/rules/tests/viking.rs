@@ -1,5 +1,5 @@
 //! Viking Chess (shared/RULES.md §2) against the Fairy-Stockfish oracle
-//! (shared/oracle/viking, `fen_std` notation) and the RULES.md cases.
+//! (tests/data/viking, `fen_std` notation) and the RULES.md cases.
 
 use rules::{EndReason, Game, Outcome, Player, Viking};
 use serde_json::Value;

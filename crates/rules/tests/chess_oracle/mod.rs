@@ -9,12 +9,9 @@ use rules::chess::Chess;
 use rules::Game;
 use serde_json::Value;
 
-/// The oracle folder of `variant` (`shared/oracle/<variant>`).
+/// The oracle folder of `variant` (`tests/data/<variant>`, see its README).
 pub fn oracle_dir(variant: &str) -> String {
-    format!(
-        "{}/../../../shared/oracle/{variant}",
-        env!("CARGO_MANIFEST_DIR")
-    )
+    format!("{}/tests/data/{variant}", env!("CARGO_MANIFEST_DIR"))
 }
 
 /// The JSON lines of `file` in `dir`.
