@@ -52,7 +52,7 @@ pub mod tafl;
 pub use chess::{Losers, Viking};
 pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 pub use geometry::Geometry;
-pub use perft::{perft, perft_divide};
+pub use perft::{perft, perft_divide, perft_turns, perft_turns_divide};
 pub use shakti::{Shakti, ShaktiAction};
 pub use tafl::{Hnefatafl, Loki};
 pub use variant::VariantId;

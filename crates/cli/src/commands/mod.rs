@@ -35,7 +35,8 @@ enum Command {
     /// Round robin between players, Bradley–Terry ratings with 95 %
     /// intervals, ladder.md and ladder.png.
     Ladder(ladder::LadderArgs),
-    /// Count leaf nodes of the legal-action tree (rules verification).
+    /// Count leaf nodes of the game tree in whole turns, or in atomic
+    /// actions with --atomic (rules verification).
     Perft(perft::PerftArgs),
     /// Measure network, training, search and self-play throughput.
     Bench(bench::BenchArgs),

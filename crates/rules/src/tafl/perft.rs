@@ -2,7 +2,9 @@
 //! the atomic split (`shared/RULES.md` §4): [`perft_turns`] enumerates whole
 //! turns ([`Tafl::legal_turns`], [`Tafl::play_turn`]); [`perft_atomic`]
 //! walks atomic actions ([`Tafl::legal_actions`], [`Tafl::play`]) and counts
-//! a node when a turn completes.
+//! a node when a turn completes. [`crate::perft_turns`] is the same walk
+//! for any variant (what `lokizero perft` runs), without this one's
+//! bulk count of tafl's last-turn leaves.
 
 use super::action::TaflAction;
 use super::state::{Pending, Tafl};
