@@ -246,7 +246,7 @@ fn plays_with_every_go_form() {
     // position fen + moves.
     e.send("position fen 4k3/8/8/8/4p3/8/3P4/4K3 w - - 0 1 moves d2d4");
     let (mv, _) = e.bestmove("go nodes 8", SLOW);
-    assert_eq!(mv, "e4d3", "en passant is compulsory (RULES.md §1)");
+    assert_eq!(mv, "e4d3", "en passant is compulsory (docs/rules.md §1)");
 
     // Strength options.
     e.send("setoption name PolicyOnly value true");
@@ -412,7 +412,7 @@ fn game_over_gives_bestmove_none() {
         &["--variant", "losers", "--bundle", losers.to_str().unwrap()],
         None,
     );
-    // RULES.md §1: White already has a bare king and has won.
+    // docs/rules.md §1: White already has a bare king and has won.
     e.send("position fen 4k3/8/8/8/8/8/4r3/4K3 w - - 0 1");
     let (mv, lines) = e.bestmove("go nodes 8", SLOW);
     assert_eq!(mv, "(none)");

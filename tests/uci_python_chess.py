@@ -23,7 +23,7 @@ MAX_PLIES = 1000
 
 
 def losers_game_over(board: chess.Board) -> str:
-    """Why the game is over by the losers rules (RULES.md section 1), or ''."""
+    """Why the game is over by the losers rules (docs/rules.md section 1), or ''."""
     mover = board.turn
     if board.is_checkmate():
         return "checkmate (the mated side wins)"

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// Statistics of one root action, from the **side to move's** view.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ActionInfo {
-    /// The atomic action in `shared/RULES.md` notation (for every variant
+    /// The atomic action in `docs/rules.md` notation (for every variant
     /// but Loki this is a whole move).
     pub action: String,
     /// Completed visits of this action.

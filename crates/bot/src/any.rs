@@ -88,7 +88,7 @@ impl Bot {
     }
 
     /// Set the current position: `position` text (`None` or `"startpos"` =
-    /// the start) and move tokens in `shared/RULES.md` notation (standard
+    /// the start) and move tokens in `docs/rules.md` notation (standard
     /// FEN / UCI moves for the chess variants; a Loki token may be several
     /// actions). On error the position is unchanged.
     ///

@@ -5,8 +5,8 @@ use encoding::Encode;
 use rules::{Hnefatafl, Loki, Losers, Shakti, Viking};
 
 /// A variant the bot can play. A *move* (one token of a UCI `moves` list,
-/// `shared/RULES.md` notation) may consist of several atomic actions
-/// (Loki's exchange and command, RULES.md §4); the search chooses atomic
+/// `docs/rules.md` notation) may consist of several atomic actions
+/// (Loki's exchange and command, docs/rules.md §4); the search chooses atomic
 /// actions and this trait joins one turn's actions into its token.
 pub trait BotGame: Encode {
     /// Whether a move can consist of more than one action (only Loki).

@@ -26,7 +26,7 @@ pub const MAX_PV: usize = 32;
 /// The move a bot chose.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MoveChoice {
-    /// The move token (`shared/RULES.md` notation; one UCI `moves` token).
+    /// The move token (`docs/rules.md` notation; one UCI `moves` token).
     pub mv: String,
     /// The atomic actions of the move, in order (one for every variant but
     /// Loki's exchange and command).

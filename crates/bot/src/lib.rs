@@ -3,7 +3,7 @@
 //!
 //! 1. [`Bot::load`] reads a bundle folder; the variant comes from its
 //!    `model.json` ([`Bot::load_for`] also insists on a variant).
-//! 2. [`Bot::set_position`] takes a position text (`shared/RULES.md`
+//! 2. [`Bot::set_position`] takes a position text (`docs/rules.md`
 //!    notation; standard FEN for losers) and move tokens (UCI moves for the
 //!    chess variants; a Loki token may be several atomic actions).
 //! 3. [`Bot::analyse`] reports the best root actions with visits, prior,

@@ -73,7 +73,7 @@ fn positions_and_bad_input() {
         .set_position(Some("not a fen"), &[] as &[&str])
         .unwrap_err();
     assert!(matches!(err, BotError::Position(_)), "{err}");
-    // RULES.md §1: only e1e2 (capture forced).
+    // docs/rules.md §1: only e1e2 (capture forced).
     bot.set_position(Some("4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1"), &[] as &[&str])
         .unwrap();
     assert_eq!(bot.legal_actions(), vec!["e1e2"]);

@@ -6,7 +6,7 @@
 //! The network sees the board from the side to move. Losers: for Black the
 //! board is flipped top-bottom (rank `r` -> `7 - r`, files unchanged), so
 //! the side to move's pawns always go up (AlphaZero). Viking: never
-//! flipped — both sides' pawns already move up (`shared/RULES.md` §2); the
+//! flipped — both sides' pawns already move up (`docs/rules.md` §2); the
 //! side to move is told by the own/opponent planes and two colour planes.
 //!
 //! # Input planes `[C, H, W]`
@@ -43,7 +43,7 @@
 //! Losers: identity only. The vertical flip with colours swapped is already
 //! the network frame, and the left-right mirror breaks castling (king on e,
 //! queen on d). Viking: identity and the left-right mirror with colours
-//! swapped (`shared/RULES.md` §2), the true symmetry of the start position
+//! swapped (`docs/rules.md` §2), the true symmetry of the start position
 //! and rules; never top-bottom.
 
 use rules::bitset::Bits;

@@ -1,4 +1,4 @@
-//! Network encoding of Shakti (`shared/RULES.md` §5).
+//! Network encoding of Shakti (`docs/rules.md` §5).
 //!
 //! # Frame
 //! The network sees the board from the side to move: for White the board

@@ -1,4 +1,4 @@
-//! Network encoding of `hnefatafl` and `loki` (`shared/RULES.md` §3–4).
+//! Network encoding of `hnefatafl` and `loki` (`docs/rules.md` §3–4).
 //!
 //! Frame: the board as written (rank 0 = rank `1`), never colour-flipped:
 //! attackers and defenders play different games, so the side to move is an

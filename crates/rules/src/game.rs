@@ -143,14 +143,14 @@ pub enum ActionError {
 /// An *action* is the atomic decision the search and the network see. For
 /// most variants it is a whole move; a variant may split a multi-part turn
 /// into several actions, with the side to move unchanged between them
-/// (`shared/RULES.md` §4). A *move* is the text unit of the notation
+/// (`docs/rules.md` §4). A *move* is the text unit of the notation
 /// (one token in a UCI `moves` list); [`Game::parse_move`] turns one into
 /// the actions it consists of.
 pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// The atomic decision. Cheap to copy and compare.
     type Action: Copy + Eq + Hash + Debug + Send + Sync + 'static;
 
-    /// Variant id used in configs, bundles and UCI (`shared/RULES.md`).
+    /// Variant id used in configs, bundles and UCI (`docs/rules.md`).
     const VARIANT: crate::VariantId;
 
     /// Version of this variant's rules implementation. Bumped when a ruling
@@ -160,7 +160,7 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// The variant's default start position.
     fn start() -> Self;
 
-    /// Parse a position text (`shared/RULES.md` notation).
+    /// Parse a position text (`docs/rules.md` notation).
     ///
     /// # Errors
     /// [`PositionError`] naming the malformed field; never panics.

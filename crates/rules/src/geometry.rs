@@ -1,5 +1,5 @@
 //! Board geometry shared by every variant: square names and the board
-//! field of FEN-like position texts (`shared/RULES.md`, common conventions).
+//! field of FEN-like position texts (`docs/rules.md`, common conventions).
 //!
 //! Squares are numbered `rank * width + file`, rank 0 at the bottom
 //! (rank `1` in notation), file 0 on the left (`a`).

@@ -2,7 +2,7 @@
 //!
 //! Every variant implements [`Game`]: legal actions, play, outcome, position
 //! text (FEN-like) and action text, a position hash for repetition, and
-//! [`perft`]. The authoritative rulings are `shared/RULES.md`; each variant
+//! [`perft()`]. The authoritative rulings are `docs/rules.md`; each variant
 //! module cites its section.
 //!
 //! Turns need not alternate (Shakti passes, Loki's multi-part actions), so

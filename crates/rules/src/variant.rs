@@ -3,7 +3,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-/// The five variants (`shared/RULES.md`, "Variant ids").
+/// The five variants (`docs/rules.md`, "Variant ids").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum VariantId {
@@ -15,7 +15,7 @@ pub enum VariantId {
 }
 
 impl VariantId {
-    /// All variants, in the order of `shared/RULES.md`.
+    /// All variants, in the order of `docs/rules.md`.
     pub const ALL: [VariantId; 5] = [
         VariantId::Losers,
         VariantId::Viking,

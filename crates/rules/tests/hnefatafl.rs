@@ -1,4 +1,4 @@
-//! `hnefatafl` rules (`shared/RULES.md` §3).
+//! `hnefatafl` rules (`docs/rules.md` §3).
 
 mod tafl_support;
 use rules::tafl::Hnefatafl;
@@ -38,7 +38,7 @@ fn case<'a>(
     }
 }
 
-/// One row per ruling of RULES.md §3, each with its exact result.
+/// One row per ruling of docs/rules.md §3, each with its exact result.
 #[test]
 fn rulings_table() {
     let draw = Some(Outcome::draw(EndReason::NoLegalAction));

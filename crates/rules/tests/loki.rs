@@ -1,4 +1,4 @@
-//! `loki` rules (`shared/RULES.md` §4).
+//! `loki` rules (`docs/rules.md` §4).
 
 mod tafl_support;
 use rules::tafl::Loki;

@@ -1,5 +1,5 @@
-//! Losers Chess (shared/RULES.md §1) against the Fairy-Stockfish oracle
-//! (tests/data/losers) and the RULES.md cases.
+//! Losers Chess (docs/rules.md §1) against the Fairy-Stockfish oracle
+//! (tests/data/losers) and the docs/rules.md cases.
 
 use rules::{EndReason, Game, Losers, Outcome, Player};
 use serde_json::Value;
@@ -33,7 +33,7 @@ fn winner(result: &str) -> Option<Player> {
 }
 
 /// Compare one oracle record: the move list always; the outcome under
-/// RULES.md (`result_if_stalemate_is_draw`); a claimable 50-move draw is an
+/// docs/rules.md (`result_if_stalemate_is_draw`); a claimable 50-move draw is an
 /// automatic draw here, with the board's move list still the oracle's.
 fn check_record(r: &Value) {
     let fen = r["fen"].as_str().expect("fen");

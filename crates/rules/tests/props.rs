@@ -7,7 +7,7 @@
 //!
 //! - the position text round-trips exactly (`to_text -> from_text ->
 //!   to_text`) wherever a text exists (not in the middle of a split Loki
-//!   turn: `shared/RULES.md` §4 writes texts only between full turns);
+//!   turn: `docs/rules.md` §4 writes texts only between full turns);
 //! - the incremental position hash equals the hash of the position rebuilt
 //!   from its text, where the text carries everything hashed (not mid-turn;
 //!   not in a Loki position with repetition refusals, which live in the

@@ -1,4 +1,4 @@
-//! Shakti rules tests (`shared/RULES.md` §5): the oracle cases, the six
+//! Shakti rules tests (`docs/rules.md` §5): the oracle cases, the six
 //! named cases, every clarification, passes, repetition, perft, notation
 //! and bad input.
 

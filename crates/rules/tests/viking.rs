@@ -1,5 +1,5 @@
-//! Viking Chess (shared/RULES.md §2) against the Fairy-Stockfish oracle
-//! (tests/data/viking, `fen_std` notation) and the RULES.md cases.
+//! Viking Chess (docs/rules.md §2) against the Fairy-Stockfish oracle
+//! (tests/data/viking, `fen_std` notation) and the docs/rules.md cases.
 
 use rules::{EndReason, Game, Outcome, Player, Viking};
 use serde_json::Value;
@@ -37,7 +37,7 @@ fn insufficient(g: &Viking) -> bool {
     others.is_empty() || (others.len() == 1 && "bnBN".contains(others[0]))
 }
 
-/// One oracle record: the board's moves always; the outcome by RULES.md,
+/// One oracle record: the board's moves always; the outcome by docs/rules.md,
 /// which adds automatic draws (50 moves, insufficient material) that the
 /// oracle does not adjudicate.
 fn check_record(r: &Value) {

@@ -19,9 +19,9 @@ pub struct Chess<V: ChessVariant> {
 
 clone_reusing_vecs!(Chess<V: ChessVariant>; history);
 
-/// Losers Chess (`shared/RULES.md` §1).
+/// Losers Chess (`docs/rules.md` §1).
 pub type Losers = Chess<LosersRules>;
-/// Viking Chess, 12x7 (`shared/RULES.md` §2).
+/// Viking Chess, 12x7 (`docs/rules.md` §2).
 pub type Viking = Chess<VikingRules>;
 
 fn player(c: usize) -> Player {
@@ -72,7 +72,7 @@ impl<V: ChessVariant> Chess<V> {
         V::BARE_KING_WINS && (self.board.bare(0) || self.board.bare(1))
     }
 
-    /// Viking: K v K, K+B v K, K+N v K (`shared/RULES.md` §2).
+    /// Viking: K v K, K+B v K, K+N v K (`docs/rules.md` §2).
     fn insufficient_material(&self) -> bool {
         let b = &self.board;
         let minors = b.kinds[Piece::Knight as usize] | b.kinds[Piece::Bishop as usize];
@@ -138,7 +138,7 @@ impl<V: ChessVariant> Game for Chess<V> {
     }
 
     /// The position occurred before since the last capture or pawn move
-    /// (the same count as threefold repetition, `shared/RULES.md` §1-2).
+    /// (the same count as threefold repetition, `docs/rules.md` §1-2).
     fn repeats_earlier(&self) -> bool {
         self.repetitions() >= 1
     }
@@ -173,7 +173,7 @@ impl<V: ChessVariant> Game for Chess<V> {
         let b = &self.board;
         let us = b.side();
         if V::BARE_KING_WINS {
-            // RULES.md §1: a bare side wins whoever is to move; if both are
+            // docs/rules.md §1: a bare side wins whoever is to move; if both are
             // bare (never reachable in play) the side to move wins.
             for c in [us, us ^ 1] {
                 if b.bare(c) {
@@ -193,7 +193,7 @@ impl<V: ChessVariant> Game for Chess<V> {
         self.rule_draw().map(Outcome::draw)
     }
 
-    /// RULES.md §1–2: the mover wins at once only by checkmating the
+    /// docs/rules.md §1–2: the mover wins at once only by checkmating the
     /// opponent where the mated side loses (viking), so only checking moves
     /// are candidates. In losers a mate or a bare king wins for the mated
     /// or bare side — the opponent after our move — so nothing is.

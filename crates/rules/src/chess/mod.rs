@@ -1,4 +1,4 @@
-//! The chess family: Losers Chess (`shared/RULES.md` §1) and Viking Chess
+//! The chess family: Losers Chess (`docs/rules.md` §1) and Viking Chess
 //! (§2) on one move generator.
 //!
 //! - [`spec`]: each variant's rule data (geometry, pawn direction, double
@@ -10,9 +10,9 @@
 //!   a list or a counter.
 //! - [`game`]: [`Losers`] and [`Viking`] as [`crate::Game`]s.
 //!
-//! Rulings where RULES.md is silent:
+//! Rulings made here (docs/rules.md §1–2 lists them as code rulings):
 //! - Losers, both kings bare (not reachable in play, only by FEN): the
-//!   side to move wins (RULES.md: the side to move with a bare king wins;
+//!   side to move wins (§1: the side to move with a bare king wins;
 //!   Fairy-Stockfish gives it to the side that just moved).
 //! - The 50-move rule and threefold repetition end the game automatically
 //!   (Fairy-Stockfish treats them as claims); a checkmate or stalemate on

@@ -135,7 +135,7 @@ impl<V: ChessVariant> Board<V> {
 
     /// Generate the legal moves into `sink`. With mandatory capture the
     /// legal captures are generated first and, if there is any, nothing
-    /// else (`shared/RULES.md` §1: legality before the capture obligation).
+    /// else (`docs/rules.md` §1: legality before the capture obligation).
     #[inline]
     pub fn generate<S: Sink<V::B>>(&self, sink: &mut S) {
         let t = V::tables();

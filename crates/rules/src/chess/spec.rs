@@ -53,7 +53,7 @@ pub trait ChessVariant:
     fn tables() -> &'static Tables<Self::B>;
 }
 
-/// Losers Chess data (`shared/RULES.md` §1): FIDE 8x8 with mandatory
+/// Losers Chess data (`docs/rules.md` §1): FIDE 8x8 with mandatory
 /// capture; a mated or bare side to move wins.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct LosersRules;
@@ -119,7 +119,7 @@ impl ChessVariant for LosersRules {
     }
 }
 
-/// Viking Chess data (`shared/RULES.md` §2): 12x7, pawns of both sides
+/// Viking Chess data (`docs/rules.md` §2): 12x7, pawns of both sides
 /// move up and promote on rank 7; no double step, en passant or castling.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct VikingRules;

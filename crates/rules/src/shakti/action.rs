@@ -1,4 +1,4 @@
-//! Shakti actions and their text (`shared/RULES.md` §5, Notation).
+//! Shakti actions and their text (`docs/rules.md` §5, Notation).
 
 use super::rays::SQUARES;
 use crate::Geometry;
@@ -6,13 +6,13 @@ use crate::Geometry;
 /// The 7x7 board geometry (square names `a1..g7`).
 pub const GEOMETRY: Geometry = Geometry::new(7, 7);
 
-/// Text of the pass action. RULES.md §5 makes a forced pass part of the
+/// Text of the pass action. docs/rules.md §5 makes a forced pass part of the
 /// game but gives it no notation; the project writes it `pass` (the UCI
 /// convention for a null move, `0000`, is *not* used, so a pass in a game
 /// record can never be mistaken for a corrupt move).
 pub const PASS_TEXT: &str = "pass";
 
-/// One Shakti action (`shared/RULES.md` §5). Squares are `rank * 7 + file`.
+/// One Shakti action (`docs/rules.md` §5). Squares are `rank * 7 + file`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ShaktiAction {
     /// A king or warrior moves to a tile on one of its lines; a king in

@@ -1,5 +1,5 @@
 //! The Shakti board as bitboards: tiles, pieces, side to move; sight,
-//! check, move generation and move application (`shared/RULES.md` §5).
+//! check, move generation and move application (`docs/rules.md` §5).
 //!
 //! A piece always stands on a tile and tiles (not pieces) block sight, so
 //! lines of sight change only when a jump removes a tile. Two facts follow

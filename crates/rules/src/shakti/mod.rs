@@ -1,11 +1,12 @@
-//! Shakti by Christian Freeling (`shared/RULES.md` §5).
+//! Shakti by Christian Freeling (`docs/rules.md` §5).
 //!
 //! 7x7 board of tiles; each side has a king and two warriors. Start (49
 //! tiles, the default): `7/1w1k1w1/7/7/7/1W1K1W1/7 w` ([`Shakti::start`]);
 //! Mindsports' 45 tiles, corners bare: `x5x/1w1k1w1/7/7/7/1W1K1W1/x5x w`
 //! ([`Shakti::start_45`]). Any position text with `x` holes is accepted.
 //!
-//! # Rulings (RULES.md §5 wording, each tested in `tests/shakti.rs`)
+//! # Rulings (docs/rules.md §5; quoted from the team's rulings it restates,
+//! each tested in `tests/shakti.rs`)
 //! 1. Holes: "A square without a tile is a hole. Nothing ever stands on a
 //!    hole. A piece 'sees' along the 8 lines: passing over holes, stopping
 //!    at the first tile. A tile holding a piece is still a tile (it blocks)."
@@ -44,7 +45,7 @@
 //!     [`crate::perft()`] honours repetition, which cannot occur within 7
 //!     plies of a position text).
 //!
-//! # Rulings made here (RULES.md is silent)
+//! # Rulings made here (docs/rules.md §5 lists them as code rulings)
 //! - The pass is an action: when the side to move must pass,
 //!   [`crate::Game::legal_actions`] is exactly `[ShaktiAction::Pass]`,
 //!   written `pass`, and it counts as one ply. It is never legal otherwise.
@@ -70,13 +71,13 @@ use crate::game::parse_single_action_move;
 use crate::{ActionError, EndReason, Game, Outcome, Player, PositionError, VariantId};
 use board::{Board, Stuck};
 
-/// Position text of the default 49-tile start (RULES.md §5).
+/// Position text of the default 49-tile start (docs/rules.md §5).
 pub const START_49: &str = "7/1w1k1w1/7/7/7/1W1K1W1/7 w";
-/// Position text of the 45-tile start, corners bare (RULES.md §5).
+/// Position text of the 45-tile start, corners bare (docs/rules.md §5).
 pub const START_45: &str = "x5x/1w1k1w1/7/7/7/1W1K1W1/x5x w";
 
 /// A Shakti game state: the board plus the history repetition needs
-/// (`shared/RULES.md` §5).
+/// (`docs/rules.md` §5).
 #[derive(Debug, PartialEq, Eq)]
 pub struct Shakti {
     board: Board,
@@ -92,7 +93,7 @@ pub struct Shakti {
 clone_reusing_vecs!(Shakti; history);
 
 impl Shakti {
-    /// The 45-tile start of Mindsports (corners are holes), RULES.md §5.
+    /// The 45-tile start of Mindsports (corners are holes), docs/rules.md §5.
     pub fn start_45() -> Self {
         Self::from_board(board_of(START_45))
     }
@@ -134,8 +135,8 @@ impl Shakti {
         self.history.iter().filter(|&&h| h == self.hash).count()
     }
 
-    /// Perft with repetition ignored, as RULES.md §5 defines it (a pass is
-    /// one child, a finished game has none). Allocation-free; equals
+    /// Perft with repetition ignored, as docs/rules.md §5 defines it (a
+    /// pass is one child, a finished game has none). Allocation-free; equals
     /// [`crate::perft()`] wherever no threefold repetition is reachable.
     pub fn perft(&self, depth: u32) -> u64 {
         self.board.perft(depth)

@@ -1,4 +1,4 @@
-//! Shakti position text (`shared/RULES.md` §5, Notation): board field rows
+//! Shakti position text (`docs/rules.md` §5, Notation): board field rows
 //! from rank 7 down, `K`/`W` white, `k`/`w` black, digits for runs of empty
 //! tiles, `x` for each hole; then the side to move, `w` or `b`.
 //! Example (the 49-tile start): `7/1w1k1w1/7/7/7/1W1K1W1/7 w`.

@@ -1,5 +1,5 @@
 //! Lines of sight on the 7x7 Shakti board, precomputed as bitboards
-//! (`shared/RULES.md` §5: a piece sees along its 8 lines, passing over holes
+//! (`docs/rules.md` §5: a piece sees along its 8 lines, passing over holes
 //! and stopping at the first tile).
 //!
 //! Squares are numbered `rank * 7 + file` (as in [`crate::Geometry`]); bit

@@ -1,5 +1,5 @@
 //! Atomic sub-decisions: what the search and the network choose between
-//! (`shared/RULES.md` §4, last paragraph).
+//! (`docs/rules.md` §4, last paragraph).
 //!
 //! A plain move, a hop and a freeze are one action each. An exchange is two:
 //! [`TaflAction::ExchangeTarget`] (the enemy piece) then
@@ -64,7 +64,7 @@ impl fmt::Display for TaflAction {
 
 /// The token of one completed turn from its atomic actions, e.g.
 /// `[ExchangeTarget(e5), ExchangePartner(d4)]` -> `x:e5d4`
-/// (`shared/RULES.md` §4 notation). The text of each action is appended
+/// (`docs/rules.md` §4 notation). The text of each action is appended
 /// without its `x>`/`g>` continuation marker.
 pub fn turn_text(actions: &[TaflAction]) -> String {
     let mut out = String::new();

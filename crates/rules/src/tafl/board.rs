@@ -1,5 +1,5 @@
 //! The 11x11 tafl board: pieces, special squares, neighbour steps and the
-//! custodial-capture test (`shared/RULES.md` §3).
+//! custodial-capture test (`docs/rules.md` §3).
 
 use crate::{Geometry, Player};
 
@@ -9,7 +9,7 @@ pub const SIZE: usize = 11;
 pub const SQUARES: usize = SIZE * SIZE;
 /// Square numbering shared with every variant (`rank * 11 + file`).
 pub const GEOMETRY: Geometry = Geometry::new(SIZE, SIZE);
-/// The throne, f6 (`shared/RULES.md` §3).
+/// The throne, f6 (`docs/rules.md` §3).
 pub const THRONE: usize = 5 * SIZE + 5;
 /// The four corners a1, k1, a11, k11.
 pub const CORNERS: [usize; 4] = [0, SIZE - 1, SQUARES - SIZE, SQUARES - 1];
@@ -60,7 +60,7 @@ pub fn step(sq: usize, dir: usize) -> Option<usize> {
     (n != NO_SQUARE).then_some(n as usize)
 }
 
-/// Piece kinds. Special kinds only occur in `loki` (`shared/RULES.md` §4);
+/// Piece kinds. Special kinds only occur in `loki` (`docs/rules.md` §4);
 /// they move and are captured like soldiers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Kind {
@@ -142,7 +142,7 @@ pub type Cells = [Option<Piece>; SQUARES];
 /// count), or an empty hostile square. An empty corner or empty throne is
 /// hostile to everyone; the throne occupied by the king is hostile to
 /// attackers only, and then the king is the mover's own piece anyway
-/// (`shared/RULES.md` §3, "Hostile squares").
+/// (`docs/rules.md` §3, "Hostile squares").
 #[inline]
 pub fn anvil(cells: &Cells, sq: usize, mover: Player) -> bool {
     match cells[sq] {
@@ -152,7 +152,7 @@ pub fn anvil(cells: &Cells, sq: usize, mover: Player) -> bool {
 }
 
 /// Enemy pieces captured by `mover`'s piece that has just landed on `to`:
-/// only its four neighbours are examined (`shared/RULES.md` §3).
+/// only its four neighbours are examined (`docs/rules.md` §3).
 /// Returns the set of captured squares (not yet removed).
 #[inline]
 pub fn landing_captures(cells: &Cells, to: usize, mover: Player) -> u128 {

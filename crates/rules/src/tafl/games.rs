@@ -1,5 +1,5 @@
 //! The two tafl variants behind [`crate::Game`]: [`Hnefatafl`]
-//! (`shared/RULES.md` §3) and [`Loki`] (§4), thin wrappers over one
+//! (`docs/rules.md` §3) and [`Loki`] (§4), thin wrappers over one
 //! [`Tafl`] state.
 
 use super::action::TaflAction;
@@ -7,11 +7,11 @@ use super::state::{Pending, Tafl};
 use super::turn::Turn;
 use crate::{ActionError, Game, Outcome, Player, PositionError, VariantId};
 
-/// `hnefatafl` start position (`shared/RULES.md` §3).
+/// `hnefatafl` start position (`docs/rules.md` §3).
 pub const HNEFATAFL_START: &str =
     "3sssss3/5s5/11/s4S4s/s3SSS3s/ss1SSKSS1ss/s3SSS3s/s4S4s/11/5s5/3sssss3 a";
 
-/// `loki` default start position (`shared/RULES.md` §4); the setup is data:
+/// `loki` default start position (`docs/rules.md` §4); the setup is data:
 /// any position text with special pieces and power counts is accepted.
 pub const LOKI_START: &str =
     "3sssss3/5w5/11/s4W4s/s3SSS3s/st1TSKSH1hs/s3SSS3s/s4G4s/11/5g5/3sssss3 a 3333/3333 -";
@@ -107,14 +107,14 @@ tafl_game!(
     VariantId::Hnefatafl,
     HNEFATAFL_START,
     false,
-    "Hnefatafl (`shared/RULES.md` §3): every action is a whole plain move."
+    "Hnefatafl (`docs/rules.md` §3): every action is a whole plain move."
 );
 tafl_game!(
     Loki,
     VariantId::Loki,
     LOKI_START,
     true,
-    "Loki Chess (`shared/RULES.md` §4): hnefatafl plus special pieces and powers; exchanges and commands are split into atomic actions (see [`TaflAction`])."
+    "Loki Chess (`docs/rules.md` §4): hnefatafl plus special pieces and powers; exchanges and commands are split into atomic actions (see [`TaflAction`])."
 );
 
 impl Tafl {

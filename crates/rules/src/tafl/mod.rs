@@ -1,4 +1,4 @@
-//! Tafl: `hnefatafl` (`shared/RULES.md` §3) and `loki` (§4) on one
+//! Tafl: `hnefatafl` (`docs/rules.md` §3) and `loki` (§4) on one
 //! mechanism. `loki` is `hnefatafl` plus data-driven special pieces and
 //! power uses; `hnefatafl` is `loki` with neither.
 //!
@@ -7,7 +7,7 @@
 //! (the shared state and its position text), `movegen` (legal actions and
 //! turns), `play` (applying them), [`games`] (the two `Game` types).
 //!
-//! Rulings made here where RULES.md is silent:
+//! Rulings made here (docs/rules.md §3–4 lists them as code rulings):
 //! - Exchange captures: every enemy piece on either swapped square or next
 //!   to one that is sandwiched afterwards, in either line, is captured (the
 //!   text says "now sandwiched": a state test, as for the swapped enemy

@@ -1,5 +1,5 @@
 //! Legal actions: atomic sub-decisions for the search, and full turns for
-//! notation and the perft cross-check (`shared/RULES.md` §3–4).
+//! notation and the perft cross-check (`docs/rules.md` §3–4).
 //!
 //! The repetition ban refuses whole turn tokens. A first part (exchange
 //! target, command first move) is offered only when at least one completion

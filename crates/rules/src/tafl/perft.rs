@@ -1,5 +1,5 @@
 //! Perft in full turns by two independent paths, for the cross-check of
-//! the atomic split (`shared/RULES.md` §4): [`perft_turns`] enumerates whole
+//! the atomic split (`docs/rules.md` §4): [`perft_turns`] enumerates whole
 //! turns ([`Tafl::legal_turns`], [`Tafl::play_turn`]); [`perft_atomic`]
 //! walks atomic actions ([`Tafl::legal_actions`], [`Tafl::play`]) and counts
 //! a node when a turn completes. [`crate::perft_turns`] is the same walk

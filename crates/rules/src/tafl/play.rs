@@ -1,6 +1,6 @@
 //! Playing atomic actions and whole turns: captures, power uses, freeze
 //! duration, the end of a turn and the repetition record
-//! (`shared/RULES.md` §3–4).
+//! (`docs/rules.md` §3–4).
 
 use super::action::TaflAction;
 use super::board::{bit, sandwiched, squares_of, step, Kind, CORNER_MASK};
@@ -117,7 +117,7 @@ impl Tafl {
 
     /// Swap the enemy piece on `enemy` with the own piece on `own`, then
     /// capture every enemy piece on or next to either square that is now
-    /// sandwiched, in either line (`shared/RULES.md` §4, Exchange). Own
+    /// sandwiched, in either line (`docs/rules.md` §4, Exchange). Own
     /// pieces are never captured by the own action.
     fn exchange(&mut self, enemy: u8, own: u8) {
         self.use_power(EXCHANGE);

@@ -1,5 +1,5 @@
 //! The shared tafl game state and its position text
-//! (`shared/RULES.md` §3 notation, §4 power and frozen fields).
+//! (`docs/rules.md` §3 notation, §4 power and frozen fields).
 
 use super::action::TaflAction;
 use super::board::{
@@ -171,7 +171,7 @@ impl Tafl {
     }
 
     /// Set of frozen pieces (bit `sq`): they belong to the side to move and
-    /// cannot act this turn (`shared/RULES.md` §4, Freeze).
+    /// cannot act this turn (`docs/rules.md` §4, Freeze).
     pub fn frozen(&self) -> u128 {
         self.frozen
     }
@@ -199,7 +199,7 @@ impl Tafl {
             .position(|c| matches!(c, Some(p) if p.kind == Kind::King))
     }
 
-    /// [`crate::Game::win_candidates`] for tafl (RULES.md §3–4): the only
+    /// [`crate::Game::win_candidates`] for tafl (docs/rules.md §3–4): the only
     /// wins are the king reaching a corner (defenders: a plain king move —
     /// the king neither hops nor is commanded) and the king captured
     /// (attackers). A capture is resolved around the landing square of the
@@ -230,7 +230,7 @@ impl Tafl {
     /// Write the position text. Between turns this round-trips through
     /// [`Tafl::parse`]; in the middle of a split turn it shows the board with
     /// the first part applied (the text format has no field for a pending
-    /// part: `shared/RULES.md` §4 writes texts only between full turns).
+    /// part: `docs/rules.md` §4 writes texts only between full turns).
     pub fn text(&self, loki: bool) -> String {
         let board = GEOMETRY.format_board(&self.cells, Piece::to_char);
         let side = if self.side == Player::First { "a" } else { "d" };

@@ -1,4 +1,4 @@
-//! Full turns and their one-token notation (`shared/RULES.md` §4,
+//! Full turns and their one-token notation (`docs/rules.md` §4,
 //! "Notation of actions"): `d1d3`, `h:d1d3`, `f:e5`, `x:e5d4`,
 //! `g:d4d6d6f6` / `g:d4d6`.
 //!
