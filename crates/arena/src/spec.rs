@@ -8,9 +8,10 @@
 //! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per action |
 //! | `random` | uniformly random legal actions |
 //! | `greedy` | one-ply greedy ([`crate::greedy`]) |
-//! | `uct:N` | pure UCT: `N` simulations per action, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
+//! | `uct:N` | knowledge-free search: `N` simulations per action, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
+//! | `uct:250ms`, `uct:1s` | … searching for that wall time per action (equal-time comparisons) |
 //! | `uci:PATH` | external UCI engine, `go nodes <--nodes>` |
-//! | `uci:PATH:N`, `uci:PATH:dN` | … `go nodes N`, `go depth N` |
+//! | `uci:PATH:N`, `uci:PATH:dN`, `uci:PATH:500ms` | … `go nodes N`, `go depth N`, `go movetime 500` |
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -41,8 +42,8 @@ pub enum PlayerSpec {
     Random,
     /// One-ply greedy.
     Greedy,
-    /// Pure UCT with random rollouts and this many simulations per action.
-    Uct(u32),
+    /// Knowledge-free search with random playouts and this budget per action.
+    Uct(Budget),
     /// External UCI engine.
     Uci {
         /// Executable.
@@ -56,7 +57,7 @@ pub enum PlayerSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N or uci:PATH[:N|:dN]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms]")]
     Syntax(String),
     /// The bundle could not be loaded.
     #[error("player {spec:?}: {source}")]
@@ -73,6 +74,15 @@ pub enum SpecError {
         spec: String,
         /// The variant.
         variant: VariantId,
+    },
+    /// The viking variant file for Fairy-Stockfish is missing or could not
+    /// be written.
+    #[error("player {spec:?}: {reason}")]
+    VariantFile {
+        /// The spec.
+        spec: String,
+        /// Why.
+        reason: String,
     },
 }
 
@@ -111,12 +121,7 @@ impl PlayerSpec {
             _ => {}
         }
         if let Some(n) = t.strip_prefix("uct:") {
-            return n
-                .parse::<u32>()
-                .ok()
-                .filter(|&n| n > 0)
-                .map(PlayerSpec::Uct)
-                .ok_or_else(bad);
+            return parse_budget(n).map(PlayerSpec::Uct).ok_or_else(bad);
         }
         if let Some(rest) = t.strip_prefix("bundle:") {
             if rest.is_empty() {
@@ -147,6 +152,12 @@ impl PlayerSpec {
                 return Err(bad());
             }
             if let Some((path, tail)) = rest.rsplit_once(':') {
+                if let Some(ms) = tail.strip_suffix("ms").and_then(|m| m.parse::<u32>().ok()) {
+                    return Ok(PlayerSpec::Uci {
+                        path: path.into(),
+                        go: Some(format!("go movetime {}", ms.max(1))),
+                    });
+                }
                 if let Some(d) = tail.strip_prefix('d').and_then(|d| d.parse::<u32>().ok()) {
                     return Ok(PlayerSpec::Uci {
                         path: path.into(),
@@ -184,15 +195,17 @@ pub struct FactoryContext {
     /// ([`search::RolloutMix`], AlphaGo's mixed evaluation), in `[0, 1]`;
     /// 0 (the default) = the network alone.
     pub rollout_mix: f32,
-    /// Fairy-Stockfish variant file for `viking` (`shared/oracle/viking/viking.ini`).
-    pub viking_ini: PathBuf,
+    /// Fairy-Stockfish variant file for `viking`; `None` = the definition
+    /// shipped with the project, built in
+    /// ([`crate::fairy_stockfish::VIKING_INI`]).
+    pub viking_ini: Option<PathBuf>,
     /// Limit for one UCI `bestmove` (beyond it the engine forfeits).
     pub uci_move_timeout: Duration,
 }
 
 impl FactoryContext {
     /// Defaults on `device`: 100 nodes, [`SearchConfig::for_play`], 300-ply playouts,
-    /// `../shared/oracle/viking/viking.ini`, 30 s per UCI move.
+    /// the shipped viking definition, 30 s per UCI move.
     pub fn new(device: Device) -> Self {
         FactoryContext {
             device,
@@ -200,7 +213,7 @@ impl FactoryContext {
             search: SearchConfig::for_play(),
             rollout_max_plies: 300,
             rollout_mix: 0.0,
-            viking_ini: PathBuf::from("../shared/oracle/viking/viking.ini"),
+            viking_ini: None,
             uci_move_timeout: Duration::from_secs(30),
         }
     }
@@ -210,7 +223,7 @@ enum Built {
     Bundle(Box<Net>, Budget),
     Random,
     Greedy,
-    Uct(u32),
+    Uct(Budget),
     Uci(UciConfig),
 }
 
@@ -249,27 +262,42 @@ pub fn net_player<G: Encode>(
     Box::new(MctsPlayer::with_budget(name, eval, search, budget, seed))
 }
 
-/// The UCI options and position dialect for `variant` with Fairy-Stockfish.
+/// The UCI options and position dialect for `variant` with Fairy-Stockfish
+/// for the player `spec`; `viking_ini` as [`FactoryContext::viking_ini`].
 ///
 /// # Errors
-/// `None` for variants Fairy-Stockfish does not play.
+/// [`SpecError::UciVariant`] for variants Fairy-Stockfish does not play,
+/// [`SpecError::VariantFile`] when the viking file is missing or cannot be
+/// written.
 pub fn fairy_stockfish_setup(
+    spec: &str,
     variant: VariantId,
-    viking_ini: &Path,
-) -> Option<(Vec<(String, String)>, FenDialect)> {
+    viking_ini: Option<&Path>,
+) -> Result<(Vec<(String, String)>, FenDialect), SpecError> {
     match variant {
-        VariantId::Losers => Some((
+        VariantId::Losers => Ok((
             vec![("UCI_Variant".into(), "losers".into())],
             FenDialect::Same,
         )),
-        VariantId::Viking => Some((
-            vec![
-                ("VariantPath".into(), viking_ini.display().to_string()),
-                ("UCI_Variant".into(), "viking".into()),
-            ],
-            FenDialect::VikingBlackPawnO,
-        )),
-        _ => None,
+        VariantId::Viking => {
+            let ini = crate::fairy_stockfish::viking_ini_path(viking_ini).map_err(|reason| {
+                SpecError::VariantFile {
+                    spec: spec.to_string(),
+                    reason,
+                }
+            })?;
+            Ok((
+                vec![
+                    ("VariantPath".into(), ini.display().to_string()),
+                    ("UCI_Variant".into(), "viking".into()),
+                ],
+                FenDialect::VikingBlackPawnO,
+            ))
+        }
+        _ => Err(SpecError::UciVariant {
+            spec: spec.to_string(),
+            variant,
+        }),
     }
 }
 
@@ -298,11 +326,8 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
             PlayerSpec::Greedy => Built::Greedy,
             PlayerSpec::Uct(n) => Built::Uct(n),
             PlayerSpec::Uci { path, go } => {
-                let (options, dialect) = fairy_stockfish_setup(G::VARIANT, &ctx.viking_ini)
-                    .ok_or_else(|| SpecError::UciVariant {
-                        spec: spec_text.to_string(),
-                        variant: G::VARIANT,
-                    })?;
+                let (options, dialect) =
+                    fairy_stockfish_setup(spec_text, G::VARIANT, ctx.viking_ini.as_deref())?;
                 Built::Uci(UciConfig {
                     path,
                     options,
@@ -356,7 +381,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
             ),
             Built::Random => Box::new(RandomPlayer::new(seed)),
             Built::Greedy => Box::new(GreedyPlayer::new(seed)),
-            Built::Uct(n) => {
+            Built::Uct(budget) => {
                 let eval = RolloutEvaluator::new(
                     1,
                     self.rollout_max_plies,
@@ -366,7 +391,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                     self.name.clone(),
                     eval,
                     &self.search,
-                    Budget::Nodes(*n),
+                    *budget,
                     seed,
                 ))
             }
@@ -383,7 +408,25 @@ mod tests {
     fn parse_specs() {
         assert_eq!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random);
         assert_eq!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy);
-        assert_eq!(PlayerSpec::parse("uct:100").unwrap(), PlayerSpec::Uct(100));
+        assert_eq!(
+            PlayerSpec::parse("uct:100").unwrap(),
+            PlayerSpec::Uct(Budget::Nodes(100))
+        );
+        assert_eq!(
+            PlayerSpec::parse("uct:250ms").unwrap(),
+            PlayerSpec::Uct(Budget::Time(Duration::from_millis(250)))
+        );
+        assert_eq!(
+            PlayerSpec::parse("uct:1s").unwrap(),
+            PlayerSpec::Uct(Budget::Time(Duration::from_secs(1)))
+        );
+        assert_eq!(
+            PlayerSpec::parse("uci:/usr/games/fairy-stockfish:500ms").unwrap(),
+            PlayerSpec::Uci {
+                path: "/usr/games/fairy-stockfish".into(),
+                go: Some("go movetime 500".into())
+            }
+        );
         assert_eq!(
             PlayerSpec::parse("bundle:models/shakti:800").unwrap(),
             PlayerSpec::Bundle {
@@ -423,6 +466,7 @@ mod tests {
             "",
             "uct:",
             "uct:0",
+            "uct:0ms",
             "uct:x",
             "bundle:",
             "bundle:m:0",
