@@ -320,3 +320,86 @@ fn a_resumed_generation_marks_its_reused_self_play() {
     assert_eq!(lines[0]["selfplay_reused_games"], 0);
     assert!(lines[0]["games_per_hour"].as_f64().unwrap() > 0.0);
 }
+
+/// `lokizero train --init-from BUNDLE`: a new run continues the bundle's
+/// generation numbering and CPU total, `--generations N` trains N more,
+/// and a bundle of another shape or variant is refused before anything is
+/// written.
+#[test]
+fn init_from_continues_a_bundle() {
+    let tmp = tempfile::tempdir().unwrap();
+    let one_gen = TINY.replace("generations = 2", "generations = 1");
+    let config = write_config(tmp.path(), &one_gen);
+    let first = tmp.path().join("first");
+    assert!(train(&config, &first).status.success());
+    let bundle = first.join("checkpoints/gen-000001");
+
+    let second = tmp.path().join("second");
+    let out = lokizero(&[
+        "train",
+        "--config",
+        &config,
+        "--run-dir",
+        second.to_str().unwrap(),
+        "--init-from",
+        bundle.to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!second.join("checkpoints/gen-000000").exists());
+    let meta = |g: &str| -> serde_json::Value {
+        let path = second.join(format!("checkpoints/{g}/model.json"));
+        serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap()
+    };
+    assert_eq!(meta("gen-000001")["generation"], 1);
+    let continued = meta("gen-000002");
+    assert_eq!(continued["generation"], 2);
+    let cpu = |m: &serde_json::Value| m["training"]["cpu_seconds_total"].as_f64().unwrap();
+    assert!(cpu(&continued) > cpu(&meta("gen-000001")));
+    let metrics = std::fs::read_to_string(second.join("metrics.jsonl")).unwrap();
+    assert_eq!(metrics.lines().count(), 1, "{metrics}");
+
+    // Resuming the continued run trains nothing more (generation 2 = 1 + 1).
+    assert!(train(&config, &second).status.success());
+    assert!(!second.join("checkpoints/gen-000003").exists());
+
+    // Another shape: refused, naming the field, and nothing written.
+    let wider = one_gen.replace("filters = 8", "filters = 16");
+    let wider_config = tmp.path().join("wider.toml");
+    std::fs::write(&wider_config, wider).unwrap();
+    let third = tmp.path().join("third");
+    let out = lokizero(&[
+        "train",
+        "--config",
+        wider_config.to_str().unwrap(),
+        "--run-dir",
+        third.to_str().unwrap(),
+        "--init-from",
+        bundle.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("filters"), "{err}");
+    assert!(!third.join("checkpoints").join("gen-000001").exists());
+
+    // A bundle of another variant: refused by name.
+    let losers = one_gen.replace("variant = \"shakti\"", "variant = \"losers\"");
+    let losers_config = tmp.path().join("losers.toml");
+    std::fs::write(&losers_config, losers).unwrap();
+    let out = lokizero(&[
+        "train",
+        "--config",
+        losers_config.to_str().unwrap(),
+        "--run-dir",
+        tmp.path().join("fourth").to_str().unwrap(),
+        "--init-from",
+        bundle.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("shakti"), "{err}");
+}

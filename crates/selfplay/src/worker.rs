@@ -90,6 +90,14 @@ pub struct SelfPlayConfig {
     /// make the search, and so the recorded games, see wins the network
     /// does not yet value. Costs a random game per leaf.
     pub rollout_mix: f32,
+    /// Expert Iteration warm start (Anthony, Tian & Barber 2017): the first
+    /// this many generations' self-play values every leaf by random
+    /// playouts alone (`rollout_mix` 1, a knowledge-free search that
+    /// already wins games), so the value head's first targets come from
+    /// decisive games instead of the draws of an untrained network's
+    /// self-play; the network's priors still guide the search. 0 (the
+    /// default) = off.
+    pub warm_start_generations: u32,
     /// Games per replay chunk file (a killed run loses at most one part).
     pub games_per_chunk: usize,
     /// Self-play threads, each with its own network copy and share of the
@@ -134,6 +142,7 @@ impl Default for SelfPlayConfig {
             adjudicate_material: 0.0,
             ply_cap_winner: PlyCapWinner::Draw,
             rollout_mix: 0.0,
+            warm_start_generations: 0,
             games_per_chunk: 50,
             workers: 2,
             resign: false,
@@ -147,6 +156,16 @@ impl Default for SelfPlayConfig {
 }
 
 impl SelfPlayConfig {
+    /// The rollout mix of generation `g`'s self-play: 1 during the warm
+    /// start ([`Self::warm_start_generations`]), `rollout_mix` after it.
+    pub fn rollout_mix_at(&self, g: u32) -> f32 {
+        if g <= self.warm_start_generations {
+            1.0
+        } else {
+            self.rollout_mix
+        }
+    }
+
     /// Check ranges; the message names the offending key.
     pub fn validate(&self) -> Result<(), String> {
         let checks: [(bool, &str); 10] = [

@@ -3,7 +3,7 @@
 //! Unknown keys, wrong types and out-of-range values are errors that name
 //! the key (serde's `deny_unknown_fields` plus [`RunConfig::validate`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use arena::evaluate::EvalConfig;
 use rules::VariantId;
@@ -83,6 +83,39 @@ pub struct TrainingConfig {
     /// cannot make training outrun self-play (overfitting to a small
     /// buffer). 0 = no guard.
     pub max_sample_reuse: f32,
+    /// The policy loss's softmax spans the legal actions only (the logits
+    /// of illegal actions are masked out, as the search's priors are), so
+    /// no gradient is spent pushing illegal actions down; `false` = the
+    /// softmax over all `P x H x W` logits (AlphaZero's loss as written).
+    /// Default true (issue #21: on tafl and loki most of the `P x H x W`
+    /// actions are illegal in every position).
+    pub policy_over_legal: bool,
+    /// Weight `a` in `[0, 1]` of the search's root WDL in the value target:
+    /// target = `(1 - a) z + a q` (the "z/q averaging" of Oracle's
+    /// Connect-4 AlphaZero study and KataGo's short-term value targets);
+    /// 0 (the default) = the game result `z` alone.
+    pub value_target_search_weight: f32,
+    /// Value target of positions from a game stopped by the ply cap (an
+    /// adjudication, not a result of the rules): `"result"` (the recorded
+    /// result, a draw unless `ply_cap_winner`/material adjudication decided
+    /// it; the default), `"search"` (the root WDL of the search at that
+    /// position) or `"skip"` (no value target: the value loss leaves those
+    /// positions out; the policy target stays).
+    pub ply_capped_value: PlyCappedValue,
+}
+
+/// The value target of positions of ply-capped games
+/// ([`TrainingConfig::ply_capped_value`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum PlyCappedValue {
+    /// The recorded result (usually a draw).
+    #[default]
+    Result,
+    /// The search's root WDL.
+    Search,
+    /// No value target.
+    Skip,
 }
 
 impl Default for TrainingConfig {
@@ -99,6 +132,9 @@ impl Default for TrainingConfig {
             augment: true,
             max_sample_reuse: 8.0,
             moves_left_loss_weight: 0.5,
+            policy_over_legal: true,
+            value_target_search_weight: 0.0,
+            ply_capped_value: PlyCappedValue::Result,
         }
     }
 }
@@ -154,6 +190,12 @@ pub struct RunConfig {
     /// Start position text (default: the variant's standard start).
     #[serde(default)]
     pub start: Option<String>,
+    /// Start a new run from this bundle folder instead of an untrained
+    /// network (the generation numbering and training totals continue from
+    /// the bundle's); `lokizero train --init-from` overrides it. Ignored
+    /// when the run directory already has checkpoints (a resume).
+    #[serde(default)]
+    pub init_from: Option<PathBuf>,
     /// Network size.
     #[serde(default)]
     pub network: NetworkConfig,
@@ -217,7 +259,7 @@ impl RunConfig {
     pub fn validate(&self) -> Result<(), String> {
         let n = &self.network;
         let t = &self.training;
-        let checks: [(bool, &str); 11] = [
+        let checks: [(bool, &str); 12] = [
             (
                 self.generations >= 1 && self.generations <= 100_000,
                 "generations must be in 1..=100000",
@@ -258,6 +300,10 @@ impl RunConfig {
             (
                 t.moves_left_loss_weight.is_finite() && t.moves_left_loss_weight >= 0.0,
                 "training.moves_left_loss_weight must be finite and >= 0",
+            ),
+            (
+                (0.0..=1.0).contains(&t.value_target_search_weight),
+                "training.value_target_search_weight must be in [0, 1]",
             ),
         ];
         if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {

@@ -54,7 +54,7 @@ use selfplay::{
 use crate::config::RunConfig;
 use crate::cputime::process_cpu_seconds;
 use crate::metrics::{append_metrics, read_metrics};
-use crate::samples::{sample_batch, samples_from_records};
+use crate::samples::{sample_batch, samples_from_records, ValueTargets};
 use crate::trainer::{LossStats, LossWeights, Trainer};
 
 /// Paths inside a run directory.
@@ -114,6 +114,10 @@ pub struct RunOptions {
     /// self-play batch sizes while the GPU trains faster
     /// (`docs/benchmarks.md`, "GPU").
     pub selfplay_device: Option<Device>,
+    /// Start a new run from this bundle instead of an untrained network
+    /// (`lokizero train --init-from`; overrides the config's `init_from`).
+    /// Ignored when the run directory already has a checkpoint (a resume).
+    pub init_from: Option<PathBuf>,
 }
 
 /// Result of [`run`]: the last completed generation and its bundle.
@@ -132,12 +136,12 @@ fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
     )
 }
 
-/// The newest generation with a checkpoint folder (`None`: no bundle yet).
-/// Checkpoints are written by atomic rename, so a kill never leaves a
-/// partial one; the caller still loads it to check.
-pub fn newest_checkpoint(dir: &RunDir) -> Option<u32> {
-    std::fs::read_dir(dir.root.join("checkpoints"))
-        .ok()?
+/// The generations that have a checkpoint folder, unordered.
+fn checkpoints(dir: &RunDir) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir(dir.root.join("checkpoints")) else {
+        return Vec::new();
+    };
+    entries
         .filter_map(|e| {
             e.ok()?
                 .file_name()
@@ -146,7 +150,20 @@ pub fn newest_checkpoint(dir: &RunDir) -> Option<u32> {
                 .parse()
                 .ok()
         })
-        .max()
+        .collect()
+}
+
+/// The newest generation with a checkpoint folder (`None`: no bundle yet).
+/// Checkpoints are written by atomic rename, so a kill never leaves a
+/// partial one; the caller still loads it to check.
+pub fn newest_checkpoint(dir: &RunDir) -> Option<u32> {
+    checkpoints(dir).into_iter().max()
+}
+
+/// The run's first generation: 0, or the generation of the bundle a run
+/// started with `--init-from` continues (its oldest checkpoint).
+pub fn first_generation(dir: &RunDir) -> u32 {
+    checkpoints(dir).into_iter().min().unwrap_or(0)
 }
 
 /// Run (or resume) the main job for game `E` in `run_dir`.
@@ -207,13 +224,19 @@ pub fn run<E: Encode>(
             restore_metrics::<E>(&dir, g)?;
             g
         }
-        None => {
-            let net = Net::new(&shape, device);
-            save_bundle(&dir.checkpoint(0), &net, &meta_for::<E>(&shape, 0, &[]))?;
-            0
-        }
+        None => match options.init_from.as_deref().or(config.init_from.as_deref()) {
+            Some(bundle) => start_from_bundle::<E>(&dir, bundle, &shape, device)?,
+            None => {
+                let net = Net::new(&shape, device);
+                save_bundle(&dir.checkpoint(0), &net, &meta_for::<E>(&shape, 0, &[]))?;
+                0
+            }
+        },
     };
-    while done < config.generations && !budget_spent::<E>(&dir, done, options)? {
+    // `generations` counts from the run's first generation (0, or the
+    // bundle's generation with --init-from).
+    let last = first_generation(&dir) + config.generations;
+    while done < last && !budget_spent::<E>(&dir, done, options)? {
         generation::<E>(config, &dir, &start, done + 1, device, options)?;
         done += 1;
     }
@@ -228,17 +251,58 @@ pub fn run<E: Encode>(
     })
 }
 
-/// Whether `--cpu-budget` is reached after generation `done` (its bundle
-/// records the run's total CPU seconds; generation 0 has spent none).
+/// Copy `bundle` into the run as its first checkpoint, keeping its
+/// generation number and training summary (so CPU-seconds, samples and
+/// positions keep adding up across runs: the lineage). Returns that
+/// generation.
+///
+/// # Errors
+/// A bundle that does not load for `E` (another variant, a damaged file),
+/// or a network shape other than the config's.
+fn start_from_bundle<E: Encode>(
+    dir: &RunDir,
+    bundle: &Path,
+    shape: &NetShape,
+    device: &Device,
+) -> Result<u32> {
+    let (net, meta) = load_bundle::<E>(bundle, device)
+        .with_context(|| format!("--init-from {}", bundle.display()))?;
+    anyhow::ensure!(
+        &meta.shape == shape,
+        "--init-from {}: the bundle's network has {}; set [network] in the config to the bundle's shape",
+        bundle.display(),
+        shape_difference(&meta.shape, shape)
+    );
+    let g = meta.generation;
+    let mut copy = meta_for::<E>(shape, g, &[]);
+    copy.training = meta.training.clone();
+    copy.strength = meta.strength.clone();
+    save_bundle(&dir.checkpoint(g), &net, &copy)?;
+    eprintln!(
+        "starting {} from {} (generation {g})",
+        dir.root.display(),
+        bundle.display()
+    );
+    Ok(g)
+}
+
+/// Whether `--cpu-budget` is reached after generation `done`: the CPU
+/// seconds this run spent since its first generation (bundles record the
+/// lineage's running total, which a run started `--init-from` a bundle
+/// inherits).
 fn budget_spent<E: Encode>(dir: &RunDir, done: u32, options: &RunOptions) -> Result<bool> {
     let Some(budget) = options.cpu_budget_seconds else {
         return Ok(false);
     };
-    if done == 0 {
+    let first = first_generation(dir);
+    if done == first {
         return Ok(false);
     }
-    let meta = read_meta::<E>(&dir.checkpoint(done))?;
-    let spent = field_f64(&meta.training, "cpu_seconds_total").unwrap_or(0.0);
+    let total = |g: u32| -> Result<f64> {
+        let meta = read_meta::<E>(&dir.checkpoint(g))?;
+        Ok(field_f64(&meta.training, "cpu_seconds_total").unwrap_or(0.0))
+    };
+    let spent = total(done)? - total(first)?;
     if spent >= budget {
         // Also with --quiet: it says why the run stopped early.
         eprintln!(
@@ -324,7 +388,7 @@ fn restore_metrics<E: Encode>(dir: &RunDir, done: u32) -> Result<()> {
     } else {
         Vec::new()
     };
-    for g in 1..=done {
+    for g in first_generation(dir) + 1..=done {
         if logged.contains(&(g as u64)) {
             continue;
         }
@@ -352,18 +416,20 @@ fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
 
 /// The newest generation `<= upto` that was promoted (its `model.json`
 /// `training.promoted` is true or absent: runs without gating promote
-/// every generation). Generation 0 always counts as promoted.
+/// every generation). The run's first generation (0, or the bundle of
+/// `--init-from`) always counts as promoted.
 ///
 /// # Errors
 /// An unreadable `model.json` of a completed generation.
 pub fn best_generation<E: Encode>(dir: &RunDir, upto: u32) -> Result<u32> {
-    for g in (1..=upto).rev() {
+    let first = first_generation(dir);
+    for g in (first + 1..=upto).rev() {
         let meta = read_meta::<E>(&dir.checkpoint(g))?;
         if field_bool(&meta.training, "promoted").unwrap_or(true) {
             return Ok(g);
         }
     }
-    Ok(0)
+    Ok(first)
 }
 
 fn field_f64(v: &serde_json::Value, key: &str) -> Option<f64> {
@@ -418,7 +484,7 @@ fn generation<E: Encode>(
 
     let t1 = Instant::now();
     let records = load_window::<E>(&dir.replay(), g, config.training.replay_window)?;
-    let samples = samples_from_records::<E>(&records).map_err(anyhow::Error::msg)?;
+    let samples = samples_from_records::<E>(&records, ValueTargets::from_config(&config.training)).map_err(anyhow::Error::msg)?;
     anyhow::ensure!(
         !samples.is_empty(),
         "generation {g}: the replay buffer holds no training positions{}",
@@ -775,7 +841,7 @@ fn selfplay_generation<E: Encode>(
                     SmallRng::seed_from_u64(seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9)),
                 );
                 let net_eval = NetEvaluator::<E>::new(net.clone(), device.clone());
-                RolloutMix::new(net_eval, playouts, sp.rollout_mix)
+                RolloutMix::new(net_eval, playouts, sp.rollout_mix_at(g))
             },
             &config.search,
             sp,

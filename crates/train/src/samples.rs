@@ -3,7 +3,9 @@
 
 use encoding::{transform_input, transform_policy_index, Encode};
 use rand::Rng;
-use selfplay::GameRecord;
+use selfplay::{GameRecord, SearchTarget};
+
+use crate::config::{PlyCappedValue, TrainingConfig};
 
 /// One training position.
 #[derive(Clone, Debug)]
@@ -12,8 +14,12 @@ pub struct Sample {
     pub input: Vec<f32>,
     /// Policy target as (flat policy index, probability) pairs.
     pub policy: Vec<(u32, f32)>,
-    /// WDL target from the side to move: the game result (`z` in AlphaZero).
+    /// WDL target from the side to move: the game result (`z` in
+    /// AlphaZero), mixed with the search's root WDL by [`ValueTargets`].
     pub wdl: [f32; 3],
+    /// Weight of this sample in the value loss: 1, or 0 when its game was
+    /// ply-capped and [`PlyCappedValue::Skip`] leaves its value out.
+    pub value_weight: f32,
     /// Plies from this position to the end of the record (the moves-left
     /// target; for a ply-capped or resigned game, to where it stopped).
     pub plies_left: u32,
@@ -22,12 +28,55 @@ pub struct Sample {
     pub legal: Vec<u32>,
 }
 
+/// How value targets are made from a record (the `[training]` keys
+/// `value_target_search_weight` and `ply_capped_value`).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ValueTargets {
+    /// Weight `a` of the root WDL: target = `(1 - a) z + a q`.
+    pub search_weight: f32,
+    /// The target of positions of ply-capped games.
+    pub ply_capped: PlyCappedValue,
+}
+
+impl ValueTargets {
+    /// The value-target settings of a `[training]` table.
+    pub fn from_config(t: &TrainingConfig) -> Self {
+        ValueTargets {
+            search_weight: t.value_target_search_weight,
+            ply_capped: t.ply_capped_value,
+        }
+    }
+
+    /// The WDL target and value-loss weight of one position whose game
+    /// result from the side to move is `z` (1, 0, -1).
+    fn target(&self, z: f32, capped: bool, search: &SearchTarget) -> ([f32; 3], f32) {
+        let result = if z > 0.0 {
+            [1.0, 0.0, 0.0]
+        } else if z < 0.0 {
+            [0.0, 0.0, 1.0]
+        } else {
+            [0.0, 1.0, 0.0]
+        };
+        let a = match (capped, self.ply_capped) {
+            (true, PlyCappedValue::Skip) => return (result, 0.0),
+            (true, PlyCappedValue::Search) => 1.0,
+            _ => self.search_weight,
+        };
+        let q = search.root_wdl;
+        let mix = |i: usize| (1.0 - a) * result[i] + a * q[i];
+        ([mix(0), mix(1), mix(2)], 1.0)
+    }
+}
+
 /// Expand records into samples (only plies with a recorded target).
 ///
 /// # Errors
 /// A message naming the first record that does not replay under the
 /// current rules.
-pub fn samples_from_records<G: Encode>(records: &[GameRecord]) -> Result<Vec<Sample>, String> {
+pub fn samples_from_records<G: Encode>(
+    records: &[GameRecord],
+    values: ValueTargets,
+) -> Result<Vec<Sample>, String> {
     let mut out = Vec::new();
     for (i, record) in records.iter().enumerate() {
         let mut ply = 0u32;
@@ -45,18 +94,13 @@ pub fn samples_from_records<G: Encode>(records: &[GameRecord]) -> Result<Vec<Sam
                     .map(|(&a, &p)| (game.policy_index(a) as u32, p))
                     .collect();
                 let z = record.score_for(game.side_to_move());
-                let wdl = if z > 0.0 {
-                    [1.0, 0.0, 0.0]
-                } else if z < 0.0 {
-                    [0.0, 0.0, 1.0]
-                } else {
-                    [0.0, 1.0, 0.0]
-                };
+                let (wdl, value_weight) = values.target(z, record.ply_capped, target);
                 let legal = legal.iter().map(|&a| game.policy_index(a) as u32).collect();
                 out.push(Sample {
                     input,
                     policy,
                     wdl,
+                    value_weight,
                     plies_left: length + 1 - ply,
                     legal,
                 });
@@ -77,10 +121,13 @@ pub struct Batch {
     pub policy: Vec<f32>,
     /// WDL targets, `[B, 3]`.
     pub wdl: Vec<f32>,
+    /// Value-loss weights, `[B]` ([`Sample::value_weight`]).
+    pub value_weight: Vec<f32>,
     /// Moves-left targets, `[B]`: plies left / `model::MOVES_LEFT_SCALE`.
     pub moves_left: Vec<f32>,
     /// `[B, P*H*W]`: 0 on legal actions, [`ILLEGAL_LOGIT`] elsewhere; added
-    /// to the logits for the legal-action policy entropy.
+    /// to the logits for the legal-action policy entropy and, with
+    /// `policy_over_legal`, for the policy loss.
     pub legal_mask: Vec<f32>,
 }
 
@@ -102,6 +149,7 @@ pub fn sample_batch<G: Encode>(
         inputs: vec![0.0; size * n_in],
         policy: vec![0.0; size * n_pol],
         wdl: Vec::with_capacity(size * 3),
+        value_weight: Vec::with_capacity(size),
         moves_left: Vec::with_capacity(size),
         legal_mask: vec![ILLEGAL_LOGIT; size * n_pol],
     };
@@ -138,9 +186,50 @@ pub fn sample_batch<G: Encode>(
             }
         }
         batch.wdl.extend_from_slice(&s.wdl);
+        batch.value_weight.push(s.value_weight);
         batch
             .moves_left
             .push(s.plies_left as f32 / model::MOVES_LEFT_SCALE);
     }
     batch
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn search(q: [f32; 3]) -> SearchTarget {
+        SearchTarget {
+            policy: vec![1.0],
+            root_wdl: q,
+        }
+    }
+
+    #[test]
+    fn value_targets_mix_result_and_search() {
+        let q = search([0.5, 0.3, 0.2]);
+        let plain = ValueTargets::default();
+        assert_eq!(plain.target(1.0, false, &q), ([1.0, 0.0, 0.0], 1.0));
+        assert_eq!(plain.target(0.0, true, &q), ([0.0, 1.0, 0.0], 1.0));
+        let half = ValueTargets {
+            search_weight: 0.5,
+            ply_capped: PlyCappedValue::Result,
+        };
+        assert_eq!(half.target(-1.0, false, &q), ([0.25, 0.15, 0.6], 1.0));
+        let capped_search = ValueTargets {
+            search_weight: 0.0,
+            ply_capped: PlyCappedValue::Search,
+        };
+        assert_eq!(capped_search.target(0.0, true, &q), ([0.5, 0.3, 0.2], 1.0));
+        assert_eq!(
+            capped_search.target(1.0, false, &q),
+            ([1.0, 0.0, 0.0], 1.0)
+        );
+        let skip = ValueTargets {
+            search_weight: 0.5,
+            ply_capped: PlyCappedValue::Skip,
+        };
+        assert_eq!(skip.target(0.0, true, &q).1, 0.0);
+        assert_eq!(skip.target(0.0, false, &q), ([0.25, 0.65, 0.1], 1.0));
+    }
 }

@@ -68,6 +68,9 @@ pub struct Trainer {
     net: Option<Net>,
     optim: ModuleOptimizer,
     device: Device,
+    /// `TrainingConfig::policy_over_legal`: the policy softmax over the
+    /// legal actions only.
+    policy_over_legal: bool,
 }
 
 impl Trainer {
@@ -88,6 +91,7 @@ impl Trainer {
             net: Some(net),
             optim,
             device,
+            policy_over_legal: config.policy_over_legal,
         }
     }
 
@@ -121,14 +125,22 @@ impl Trainer {
             TensorData::new(batch.legal_mask.clone(), [b, E::policy_len()]),
             &self.device,
         );
-        let log_legal = log_softmax(policy.clone().detach() + mask, 1);
+        let log_legal = log_softmax(policy.clone().detach() + mask.clone(), 1);
         let entropy = (log_legal.clone().exp() * log_legal)
             .sum_dim(1)
             .mean()
             .neg();
-        let log_p = log_softmax(policy, 1);
+        // Cross-entropy against the visit distribution; over the legal
+        // actions it is the loss of the distribution the search uses as
+        // priors (the masked logits' softmax).
+        let logits = if self.policy_over_legal {
+            policy + mask
+        } else {
+            policy
+        };
+        let log_p = log_softmax(logits, 1);
         let policy_loss = (log_p * pi).sum_dim(1).mean().neg();
-        let value_loss = (log_softmax(value, 1) * z).sum_dim(1).mean().neg();
+        let value_loss = self.value_loss(value, z, &batch.value_weight);
         let mut loss = policy_loss.clone() + value_loss.clone().mul_scalar(weights.value);
         let moves_left_loss = out.moves_left.map(|m| {
             let target = Tensor::<2>::from_data(
@@ -148,6 +160,22 @@ impl Trainer {
             policy_entropy: scalar(entropy),
             moves_left: moves_left_loss.map_or(0.0, scalar),
         }
+    }
+
+    /// Weighted mean WDL cross-entropy: `sum_b w_b CE_b / max(sum_b w_b,
+    /// 1)` (`value` logits `[B, 3]`, targets `z` `[B, 3]`, weights `w` `[B]`:
+    /// 0 leaves a position's value out, `samples::Sample::value_weight`).
+    fn value_loss(&self, value: Tensor<2>, z: Tensor<2>, weights: &[f32]) -> Tensor<1> {
+        let denom = weights.iter().sum::<f32>().max(1.0);
+        let w = Tensor::<2>::from_data(
+            TensorData::new(weights.to_vec(), [weights.len(), 1]),
+            &self.device,
+        );
+        (log_softmax(value, 1) * z)
+            .sum_dim(1)
+            .mul(w)
+            .sum()
+            .mul_scalar(-1.0 / denom)
     }
 
     /// The trained network, without autodiff, in inference mode.

@@ -23,6 +23,7 @@ fn samples() -> Vec<Sample> {
             input,
             policy: vec![(game.policy_index(legal[0]) as u32, 1.0)],
             wdl: [0.0, 1.0, 0.0],
+            value_weight: 1.0,
             plies_left: 30 - k,
             legal: legal.iter().map(|&a| game.policy_index(a) as u32).collect(),
         });
@@ -86,4 +87,54 @@ fn policy_entropy_is_over_the_legal_actions() {
         "{entropy} vs ln {most}"
     );
     assert!(entropy > 0.5 * (most as f64).ln(), "{entropy}");
+}
+
+/// The first step's policy loss with a config's `policy_over_legal`, and
+/// its value loss with every value weight set to `value_weight`.
+fn first_losses(policy_over_legal: bool, value_weight: f32) -> (f64, f64) {
+    let device = Device::flex();
+    let shape = NetShape {
+        input_planes: Shakti::INPUT_PLANES,
+        policy_planes: Shakti::POLICY_PLANES,
+        height: Shakti::HEIGHT,
+        width: Shakti::WIDTH,
+        blocks: 1,
+        filters: 8,
+        value_hidden: 16,
+        moves_left: false,
+    };
+    let config = train::config::TrainingConfig {
+        policy_over_legal,
+        ..Default::default()
+    };
+    let mut trainer = Trainer::new(Net::new(&shape, &device), &device, &config);
+    let mut samples = samples();
+    for s in &mut samples {
+        s.value_weight = value_weight;
+    }
+    let batch = sample_batch::<Shakti>(&samples, 16, false, &mut SmallRng::seed_from_u64(3));
+    let weights = LossWeights {
+        value: 1.0,
+        moves_left: 0.0,
+    };
+    let step = trainer.step::<Shakti>(&batch, 0.01, weights);
+    (step.policy, step.value)
+}
+
+#[test]
+fn policy_loss_spans_the_legal_actions_when_asked() {
+    // A near-uniform untrained network: cross-entropy about ln(legal
+    // actions) over the legal ones, about ln(2401) = 7.8 over all outputs.
+    let most = samples().iter().map(|s| s.legal.len()).max().unwrap() as f64;
+    let (legal, value) = first_losses(true, 1.0);
+    let (all, _) = first_losses(false, 1.0);
+    assert!(legal > 0.0 && legal < most.ln() + 0.5, "{legal} vs ln {most}");
+    assert!(all > 7.0, "{all}");
+    assert!(value > 0.5, "the draw target's cross-entropy {value}");
+}
+
+#[test]
+fn zero_value_weights_leave_the_value_out() {
+    let (_, value) = first_losses(true, 0.0);
+    assert_eq!(value, 0.0);
 }

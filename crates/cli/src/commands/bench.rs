@@ -257,6 +257,7 @@ fn bench_train<G: Encode>(
                 input,
                 policy,
                 wdl: [0.0, 1.0, 0.0],
+                value_weight: 1.0,
                 plies_left: 40,
                 legal: legal.iter().map(|&a| p.policy_index(a) as u32).collect(),
             }

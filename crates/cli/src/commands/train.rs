@@ -34,6 +34,13 @@ pub struct TrainArgs {
     /// For comparing settings at equal compute.
     #[arg(long, value_name = "SECONDS")]
     cpu_budget: Option<f64>,
+    /// Start from this bundle (e.g. models/hnefatafl) instead of an
+    /// untrained network: its generation number and training totals carry
+    /// on, `--generations N` trains N more. The config's network shape must
+    /// match the bundle's. Ignored when the run directory already has
+    /// checkpoints (the run resumes instead).
+    #[arg(long, value_name = "BUNDLE")]
+    init_from: Option<PathBuf>,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
@@ -69,6 +76,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             .map(model::device_from_name)
             .transpose()
             .map_err(|e| anyhow!("--selfplay-device: {e}"))?,
+        init_from: args.init_from,
     };
     if !args.quiet {
         eprintln!(
