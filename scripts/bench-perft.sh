@@ -6,7 +6,7 @@
 #
 # Losers: same position and depth in both engines (FSF's built-in `losers`).
 # Viking: our viking perft vs FSF's *chess* start position `go perft 6`
-# (Debian's FSF 11.1 miscounts viking, see shared/oracle/viking/README.md).
+# (Debian's FSF 11.1 miscounts viking, see configs/fairy-stockfish/README.md).
 # FSF time is wall time around one `go perft` (process start included; the
 # depths are chosen so that this is small). Results are noisy on a shared
 # machine: run twice and compare.

@@ -7,6 +7,7 @@ pub mod bradley_terry;
 pub mod chart;
 pub mod elo;
 pub mod evaluate;
+pub mod fairy_stockfish;
 pub mod game;
 pub mod greedy;
 pub mod ladder;

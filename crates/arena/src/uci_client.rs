@@ -261,7 +261,7 @@ pub enum FenDialect {
     /// Our position text as is (`losers`: standard FEN).
     Same,
     /// Fairy-Stockfish's `viking.ini`: black pawns are the custom piece
-    /// `o` (`shared/oracle/viking/README.md`), ours are `p`.
+    /// `o` (`configs/fairy-stockfish/viking.ini`), ours are `p`.
     VikingBlackPawnO,
 }
 

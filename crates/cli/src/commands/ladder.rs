@@ -52,9 +52,10 @@ pub struct LadderArgs {
     /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// Fairy-Stockfish variant file for viking.
-    #[arg(long, default_value = "../shared/oracle/viking/viking.ini")]
-    pub viking_ini: PathBuf,
+    /// Fairy-Stockfish variant file for viking (default: the project's
+    /// configs/fairy-stockfish/viking.ini, built into lokizero).
+    #[arg(long)]
+    pub viking_ini: Option<PathBuf>,
     /// Seconds a UCI engine may take for one move before it forfeits the game.
     #[arg(long, default_value_t = 30.0)]
     pub uci_timeout: f64,
@@ -84,7 +85,7 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         &args.device,
         args.nodes,
         args.ply_cap,
-        &args.viking_ini,
+        args.viking_ini.as_deref(),
         args.uci_timeout,
         &args.search,
     )?;

@@ -55,9 +55,10 @@ pub struct MatchArgs {
     /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     pub device: String,
-    /// Fairy-Stockfish variant file for viking.
-    #[arg(long, default_value = "../shared/oracle/viking/viking.ini")]
-    pub viking_ini: PathBuf,
+    /// Fairy-Stockfish variant file for viking (default: the project's
+    /// configs/fairy-stockfish/viking.ini, built into lokizero).
+    #[arg(long)]
+    pub viking_ini: Option<PathBuf>,
     /// Seconds a UCI engine may take for one move before it forfeits the game.
     #[arg(long, default_value_t = 30.0)]
     pub uci_timeout: f64,
@@ -95,7 +96,7 @@ pub fn context(
     device: &str,
     nodes: u32,
     ply_cap: u32,
-    viking_ini: &std::path::Path,
+    viking_ini: Option<&std::path::Path>,
     uci_timeout: f64,
     search: &PlaySearchArgs,
 ) -> Result<FactoryContext> {
@@ -106,7 +107,7 @@ pub fn context(
     let mut ctx = FactoryContext::new(device);
     ctx.default_nodes = nodes.max(1);
     ctx.rollout_max_plies = ply_cap.max(1);
-    ctx.viking_ini = viking_ini.to_path_buf();
+    ctx.viking_ini = viking_ini.map(std::path::Path::to_path_buf);
     ctx.uci_move_timeout = Duration::from_secs_f64(uci_timeout);
     ctx.search = search.search_config()?;
     ctx.rollout_mix = search.rollout_mix()?;
@@ -138,7 +139,7 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
         &args.device,
         args.nodes,
         args.ply_cap,
-        &args.viking_ini,
+        args.viking_ini.as_deref(),
         args.uci_timeout,
         &args.search,
     )?;
