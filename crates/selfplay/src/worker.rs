@@ -57,7 +57,7 @@ pub struct SelfPlayConfig {
     /// generation-8 games ended by threefold repetition).
     pub final_temperature: f32,
     /// Games longer than this many plies end as a draw (adjudication, not a
-    /// rule: `shared/RULES.md` common conventions).
+    /// rule: `docs/rules.md`, conventions shared by all variants).
     pub ply_cap: u32,
     /// Material adjudication at the ply cap, in pawn units (0 = off, the
     /// default): a game stopped by `ply_cap` where one side is ahead by at
