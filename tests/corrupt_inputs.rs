@@ -179,7 +179,7 @@ fn corrupt_inputs_fail_clearly_and_change_nothing() {
 
 /// `train` into a 256 KiB tmpfs: the disk fills, the error says so, and
 /// the files written before are intact. Needs root (mount); skipped with a
-/// message otherwise (the unit tests of `model::atomic` inject the same
+/// message otherwise (the unit tests of `fsio` inject the same
 /// error without a mount).
 #[test]
 fn full_disk_is_a_clear_error() {

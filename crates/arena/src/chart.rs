@@ -86,7 +86,7 @@ fn render_png(
         .file_name()
         .map_or_else(|| "chart".into(), |f| f.to_string_lossy().to_string());
     // `.tmp-` prefix: the run directory's start-up clean-up
-    // (`model::atomic::remove_stale_temps`) removes it after a kill; the
+    // (`fsio::remove_stale_temps`) removes it after a kill; the
     // `.png` suffix tells plotters the format.
     let tmp = path.with_file_name(format!(".tmp-{}-{file}.png", std::process::id()));
     let drawn = {

@@ -194,10 +194,10 @@ pub fn run_ladder<G: Encode + Heuristic>(
         player_settings: settings.player_settings.clone(),
     };
     let md = out.join("ladder.md");
-    model::atomic::write_atomic(&md, markdown(&result, settings).as_bytes()).map_err(io(&md))?;
+    fsio::write_atomic(&md, markdown(&result, settings).as_bytes()).map_err(io(&md))?;
     let json = out.join("ladder.json");
     let text = serde_json::to_string_pretty(&result).unwrap_or_default();
-    model::atomic::write_atomic(&json, text.as_bytes()).map_err(io(&json))?;
+    fsio::write_atomic(&json, text.as_bytes()).map_err(io(&json))?;
     let entries: Vec<ChartEntry> = result
         .names
         .iter()

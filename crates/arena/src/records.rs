@@ -146,5 +146,5 @@ pub fn write_records(
     games: &[MatchGame],
 ) -> std::io::Result<()> {
     let text = render(variant, standard_start, name_a, name_b, games);
-    model::atomic::write_atomic(path, text.as_bytes())
+    fsio::write_atomic(path, text.as_bytes())
 }

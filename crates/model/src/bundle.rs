@@ -12,10 +12,10 @@ use std::path::{Path, PathBuf};
 use burn::store::{ModuleSnapshot, SafetensorsStore};
 use burn::tensor::Device;
 use encoding::Encode;
+use fsio::{replace_dir_atomic, write_atomic};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
-use crate::atomic::{replace_dir_atomic, write_atomic};
 use crate::net::{Net, NetShape};
 
 /// Value of [`BundleMeta::format`].

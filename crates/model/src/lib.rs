@@ -10,9 +10,7 @@
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
 //! - [`device`]: backend choice (`cpu` = burn flex by default).
-//! - [`atomic`]: crash-safe writes (temporary file + rename).
 
-pub mod atomic;
 pub mod bundle;
 pub mod device;
 mod direct;

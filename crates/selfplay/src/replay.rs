@@ -5,7 +5,6 @@
 //! bit-flipped chunk a clear error instead of garbage training data.
 //! Files are named `gen-GGGGGG-part-PPPP.bin` and written atomically.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use rules::Game;
@@ -110,21 +109,8 @@ pub fn decode_chunk(bytes: &[u8], path: &Path) -> Result<Chunk, ReplayError> {
     Ok(chunk)
 }
 
-/// Fault injection for crash tests: sleep `LOKIZERO_FAULT_DELAY_MS`
-/// milliseconds between the temporary write and the rename when set (the
-/// same variable as `model::atomic::fault_delay`; this crate has no burn
-/// dependency, so it cannot share that function).
-fn fault_delay() {
-    if let Some(ms) = std::env::var("LOKIZERO_FAULT_DELAY_MS")
-        .ok()
-        .and_then(|v| v.trim().parse::<u64>().ok())
-    {
-        std::thread::sleep(std::time::Duration::from_millis(ms));
-    }
-}
-
-/// Write a chunk atomically (temporary `.tmp-<name>-*` file + fsync +
-/// rename).
+/// Write a chunk atomically ([`fsio::write_atomic`]: temporary
+/// `.tmp-<name>-*` file + fsync + rename), creating its folder first.
 pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
     let io = |source| ReplayError::Io {
         path: path.into(),
@@ -132,25 +118,7 @@ pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
     };
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir).map_err(io)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let mut tmp = tempfile::Builder::new()
-        .prefix(&format!(".tmp-{name}-"))
-        .tempfile_in(dir)
-        .map_err(io)?;
-    tmp.write_all(&encode_chunk(chunk)).map_err(io)?;
-    tmp.as_file().sync_all().map_err(io)?;
-    // tempfile creates files private (0600); replay is ordinary data.
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(0o644)).map_err(io)?;
-    }
-    fault_delay();
-    tmp.persist(path).map_err(|e| io(e.error))?;
-    Ok(())
+    fsio::write_atomic(path, &encode_chunk(chunk)).map_err(io)
 }
 
 /// Read a chunk and check it belongs to game `G` under the current rules.

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use model::atomic::write_atomic;
+use fsio::write_atomic;
 
 /// Append `record` as one JSON line to the log at `path`.
 ///

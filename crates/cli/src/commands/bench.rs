@@ -440,6 +440,6 @@ fn write_reference<G: Encode>(
         "policy_logits": policy.into_data().try_into_vec::<f32>().unwrap_or_default(),
         "wdl_logits": value.into_data().try_into_vec::<f32>().unwrap_or_default(),
     });
-    model::atomic::write_atomic(path, json.to_string().as_bytes())?;
+    fsio::write_atomic(path, json.to_string().as_bytes())?;
     Ok(())
 }

@@ -1,7 +1,11 @@
-//! Crash-safe file writes: write to a temporary file in the same folder,
-//! flush it to disk, then rename it into place (`tempfile`'s `persist`).
-//! A reader sees either the old file or the complete new one, never a torn
-//! write, even if the process is killed at any moment.
+//! Crash-safe file writes for every lokizero crate: write to a temporary
+//! file in the same folder, flush it to disk, then rename it into place
+//! (`tempfile`'s `persist`). A reader sees either the old file or the
+//! complete new one, never a torn write, even if the process is killed at
+//! any moment. Bundles (`model`), replay chunks (`selfplay`), run files and
+//! metrics (`train`), match records and ladders (`arena`) and bench reports
+//! all go through here; the crate depends on `std` and `tempfile` only (no
+//! burn), so any crate can use it.
 //!
 //! Temporary names are `.tmp-<final name>-<random>` (folders being replaced
 //! are moved to `.old-<name>-<random>`), so leftovers of a killed process
@@ -11,6 +15,8 @@
 //! set to a number of milliseconds, every writer here sleeps that long
 //! between writing the temporary and renaming it, so a test can kill the
 //! process inside that window deterministically (`tests/fault_injection.rs`).
+
+#![warn(missing_docs)]
 
 use std::io::Write;
 use std::path::Path;
