@@ -221,10 +221,7 @@ mod tests {
             ply_capped: PlyCappedValue::Search,
         };
         assert_eq!(capped_search.target(0.0, true, &q), ([0.5, 0.3, 0.2], 1.0));
-        assert_eq!(
-            capped_search.target(1.0, false, &q),
-            ([1.0, 0.0, 0.0], 1.0)
-        );
+        assert_eq!(capped_search.target(1.0, false, &q), ([1.0, 0.0, 0.0], 1.0));
         let skip = ValueTargets {
             search_weight: 0.5,
             ply_capped: PlyCappedValue::Skip,

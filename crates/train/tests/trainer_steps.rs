@@ -128,7 +128,10 @@ fn policy_loss_spans_the_legal_actions_when_asked() {
     let most = samples().iter().map(|s| s.legal.len()).max().unwrap() as f64;
     let (legal, value) = first_losses(true, 1.0);
     let (all, _) = first_losses(false, 1.0);
-    assert!(legal > 0.0 && legal < most.ln() + 0.5, "{legal} vs ln {most}");
+    assert!(
+        legal > 0.0 && legal < most.ln() + 0.5,
+        "{legal} vs ln {most}"
+    );
     assert!(all > 7.0, "{all}");
     assert!(value > 0.5, "the draw target's cross-entropy {value}");
 }

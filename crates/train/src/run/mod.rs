@@ -1,0 +1,240 @@
+//! The main job: generations of self-play -> training -> export, in a run
+//! directory that survives being killed at any moment.
+//!
+//! Run directory layout:
+//! - `config.toml`: the config of the latest invocation;
+//! - `checkpoints/gen-GGGGGG/`: one bundle per completed generation
+//!   (generation 0 = the untrained initial network);
+//! - `replay/gen-GGGGGG-part-PPPP.bin`: self-play games, in parts;
+//! - `metrics.jsonl`: one line per generation;
+//! - `learning-curve.png`: Elo vs CPU-hours, when `[eval]` is enabled.
+//!
+//! Evaluation and gating (`[eval]`, off by default): after training, the new
+//! generation plays the current best generation (SPRT) and the baselines;
+//! the result goes into its metrics line and its `model.json`. With
+//! `gate = true` a generation becomes the best only if the SPRT accepts it;
+//! self-play always uses the best generation, while training always
+//! continues from the newest one (AlphaGo Zero's split, Silver et al. 2017).
+//! Elo is chained: a generation's Elo is its reference's Elo plus the Elo
+//! of their match counted with one virtual draw (so a clean sweep stays
+//! finite), with that match's 95 % interval (the reference's own
+//! uncertainty is not added).
+//!
+//! Resume: the newest checkpoint is the last completed generation (bundles
+//! are renamed into place whole; one that no longer loads is an error, not
+//! a reason to retrain over it). Self-play
+//! parts already written for the next generation are kept and only the
+//! missing games are played. Every file is written to a temporary name and
+//! renamed, so a SIGKILL loses at most the part or the training in flight.
+//! The optimiser state is not carried across generations (each generation
+//! trains the previous network with a fresh optimiser), so a resumed run
+//! continues exactly as an uninterrupted one would, up to randomness.
+
+mod dir;
+mod generation;
+mod report;
+mod resume;
+mod selfplay_phase;
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use burn::tensor::Device;
+use encoding::Encode;
+use fsio::{remove_stale_temps, write_atomic};
+use indicatif::{ProgressBar, ProgressStyle};
+use model::bundle::{meta_for, save_bundle};
+use model::{Net, NetShape};
+
+pub use dir::RunDir;
+
+use crate::config::RunConfig;
+
+/// Network shape of game `E` for the run's config.
+pub fn shape_for<E: Encode>(config: &RunConfig) -> NetShape {
+    NetShape {
+        input_planes: E::INPUT_PLANES,
+        policy_planes: E::POLICY_PLANES,
+        height: E::HEIGHT,
+        width: E::WIDTH,
+        blocks: config.network.blocks,
+        filters: config.network.filters,
+        value_hidden: config.network.value_hidden,
+        moves_left: config.network.moves_left,
+    }
+}
+
+/// Options of a run invocation that are not part of the config.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Show indicatif progress bars.
+    pub progress: bool,
+    /// Stop after the first generation at which the CPU time this run has
+    /// spent (`cpu_seconds_total` of the metrics since the run's first
+    /// generation: self-play, training and evaluation, all threads)
+    /// reaches this many seconds, even before `generations`. For
+    /// experiments at equal compute.
+    pub cpu_budget_seconds: Option<f64>,
+    /// Device of the self-play network (`None`: the training device). On a
+    /// many-core machine with a GPU the CPU's fused path plays faster at
+    /// self-play batch sizes while the GPU trains faster
+    /// (`docs/benchmarks.md`, "GPU").
+    pub selfplay_device: Option<Device>,
+    /// Start a new run from this bundle instead of an untrained network
+    /// (`lokizero train --init-from`; overrides the config's `init_from`).
+    /// Ignored when the run directory already has a checkpoint (a resume).
+    pub init_from: Option<PathBuf>,
+}
+
+/// Result of [`run`]: the last completed generation and its bundle.
+#[derive(Clone, Debug)]
+pub struct RunSummary {
+    /// Last completed generation.
+    pub generation: u32,
+    /// Its bundle folder.
+    pub bundle: PathBuf,
+}
+
+/// What every phase of a generation reads.
+struct RunContext<'a, E> {
+    config: &'a RunConfig,
+    dir: &'a RunDir,
+    /// The position every self-play game starts from.
+    start: &'a E,
+    device: &'a Device,
+    options: &'a RunOptions,
+}
+
+fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
+    rules::zobrist::key(
+        config.seed ^ 0x5EED,
+        ((generation as u64) << 20) | part as u64,
+    )
+}
+
+/// Run (or resume) the main job for game `E` in `run_dir`.
+///
+/// # Errors
+/// Unreadable run files (named), a corrupt replay chunk, or I/O errors.
+/// Completed generations on disk are never modified.
+pub fn run<E: Encode>(
+    config: &RunConfig,
+    run_dir: &Path,
+    device: &Device,
+    options: &RunOptions,
+) -> Result<RunSummary> {
+    let dir = RunDir {
+        root: run_dir.to_path_buf(),
+    };
+    std::fs::create_dir_all(&dir.root)
+        .with_context(|| format!("cannot create run directory {}", dir.root.display()))?;
+    let _lock = crate::lock::RunLock::acquire(&dir.root)?;
+    // Leftovers of writers killed mid-write (`.tmp-*`, `.old-*`): nothing
+    // else writes into a run directory, so they are garbage.
+    for folder in [dir.root.clone(), dir.root.join("checkpoints"), dir.replay()] {
+        remove_stale_temps(&folder)
+            .with_context(|| format!("cannot clean temporary files in {}", folder.display()))?;
+    }
+    let start = match &config.start {
+        Some(t) => E::from_text(t).map_err(|e| anyhow::anyhow!("config start position: {e}"))?,
+        None => E::start(),
+    };
+    let mut done = open_run::<E>(config, &dir, device, options)?;
+    let ctx = RunContext {
+        config,
+        dir: &dir,
+        start: &start,
+        device,
+        options,
+    };
+    // `generations` counts from the run's first generation (0, or the
+    // bundle's generation with --init-from).
+    let last = dir.first_generation() + config.generations;
+    while done < last && !budget_spent::<E>(&dir, done, options)? {
+        generation::generation(&ctx, done + 1)?;
+        done += 1;
+    }
+    // Also after a resume with nothing left to train: a kill may have
+    // lost the last redraw.
+    if config.eval.enabled {
+        report::write_learning_curve::<E>(&dir);
+    }
+    Ok(RunSummary {
+        generation: done,
+        bundle: dir.checkpoint(done),
+    })
+}
+
+/// Resume the run in `dir`, or start it (from `--init-from`'s bundle or an
+/// untrained network); returns the last completed generation. The config
+/// is written into the run only once it is known to fit.
+fn open_run<E: Encode>(
+    config: &RunConfig,
+    dir: &RunDir,
+    device: &Device,
+    options: &RunOptions,
+) -> Result<u32> {
+    let shape = shape_for::<E>(config);
+    let resumed = dir.newest_checkpoint();
+    if let Some(g) = resumed {
+        resume::check_resumable::<E>(dir, g, &shape)?;
+    }
+    // The config of the latest invocation, for the record.
+    let text = toml::to_string(config).context("cannot serialise config")?;
+    write_atomic(&dir.root.join("config.toml"), text.as_bytes())
+        .context("cannot write config.toml")?;
+    if let Some(g) = resumed {
+        return resume::resume::<E>(dir, g, &shape, device);
+    }
+    match options.init_from.as_deref().or(config.init_from.as_deref()) {
+        Some(bundle) => resume::start_from_bundle::<E>(dir, bundle, &shape, device),
+        None => {
+            let net = Net::new(&shape, device);
+            save_bundle(&dir.checkpoint(0), &net, &meta_for::<E>(&shape, 0, &[]))?;
+            Ok(0)
+        }
+    }
+}
+
+/// Whether `--cpu-budget` is reached after generation `done`: the CPU
+/// seconds this run spent since its first generation (bundles record the
+/// lineage's running total, which a run started `--init-from` a bundle
+/// inherits).
+fn budget_spent<E: Encode>(dir: &RunDir, done: u32, options: &RunOptions) -> Result<bool> {
+    let Some(budget) = options.cpu_budget_seconds else {
+        return Ok(false);
+    };
+    let first = dir.first_generation();
+    if done == first {
+        return Ok(false);
+    }
+    let total = |g: u32| -> Result<f64> {
+        Ok(dir
+            .metrics_of::<E>(g)?
+            .and_then(|m| m.cpu_seconds_total)
+            .unwrap_or(0.0))
+    };
+    let spent = total(done)? - total(first)?;
+    if spent >= budget {
+        // Also with --quiet: it says why the run stopped early.
+        eprintln!(
+            "CPU budget spent: {spent:.2} of {budget:.2} CPU-seconds after generation {done}"
+        );
+    }
+    Ok(spent >= budget)
+}
+
+/// A progress bar (hidden without `--progress`).
+fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
+    if !options.progress {
+        return ProgressBar::hidden();
+    }
+    let pb = ProgressBar::new(len);
+    let style = ProgressStyle::with_template(
+        "{prefix:>12} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})",
+    )
+    .unwrap_or_else(|_| ProgressStyle::default_bar());
+    pb.set_style(style.progress_chars("=> "));
+    pb.set_prefix(what.to_string());
+    pb
+}

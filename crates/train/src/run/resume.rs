@@ -1,0 +1,166 @@
+//! Starting a run: resuming one in a run directory, or continuing a bundle
+//! (`--init-from`).
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use burn::tensor::Device;
+use encoding::Encode;
+use model::bundle::{load_bundle, meta_for, save_bundle};
+use model::NetShape;
+
+use super::RunDir;
+use crate::metrics::{append_metrics, read_metrics};
+
+/// The config must fit the run in `dir` (newest generation `g`): the same
+/// variant and network shape. Checked from `model.json` before anything in
+/// the run directory is written, so a wrong `--config` changes nothing.
+pub(super) fn check_resumable<E: Encode>(dir: &RunDir, g: u32, shape: &NetShape) -> Result<()> {
+    let bundle = dir.checkpoint(g);
+    let meta: serde_json::Value = std::fs::read(bundle.join(model::bundle::META_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice(&b).ok())
+        .unwrap_or(serde_json::Value::Null);
+    // An unreadable model.json is reported by the full load that follows.
+    if let Some(variant) = meta.get("variant").and_then(|v| v.as_str()) {
+        anyhow::ensure!(
+            variant == E::VARIANT.as_str(),
+            "run directory {} holds a {variant} run, the config is for {}; use another --run-dir",
+            dir.root.display(),
+            E::VARIANT
+        );
+    }
+    if let Some(Ok(theirs)) = meta
+        .get("shape")
+        .map(|s| serde_json::from_value::<NetShape>(s.clone()))
+    {
+        anyhow::ensure!(
+            &theirs == shape,
+            "run directory {} holds a network with {}; use another --run-dir or the run's own config.toml",
+            dir.root.display(),
+            shape_difference(&theirs, shape)
+        );
+    }
+    Ok(())
+}
+
+/// `blocks = 3 (the config asks for 4), ...`: the fields where two shapes
+/// differ.
+fn shape_difference(run: &NetShape, config: &NetShape) -> String {
+    let (a, b) = (
+        serde_json::to_value(run).unwrap_or_default(),
+        serde_json::to_value(config).unwrap_or_default(),
+    );
+    // A field absent from one side is a `false` flag skipped when unset.
+    let field = |v: &serde_json::Value, k: &str| v.get(k).cloned().unwrap_or(false.into());
+    let mut keys: Vec<String> = [&a, &b]
+        .iter()
+        .filter_map(|v| v.as_object())
+        .flat_map(|o| o.keys().cloned())
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys.iter()
+        .filter(|k| field(&a, k) != field(&b, k))
+        .map(|k| {
+            format!(
+                "{k} = {} (the config asks for {})",
+                field(&a, k),
+                field(&b, k)
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Load the newest checkpoint `g` of a run being resumed, check its shape,
+/// and give every completed generation its metrics line.
+///
+/// # Errors
+/// A newest bundle that does not load: it was damaged after it was written
+/// (writes are atomic), so the run stops rather than silently retrain and
+/// overwrite a completed generation.
+pub(super) fn resume<E: Encode>(
+    dir: &RunDir,
+    g: u32,
+    shape: &NetShape,
+    device: &Device,
+) -> Result<u32> {
+    let (_, meta) = load_bundle::<E>(&dir.checkpoint(g), device).with_context(|| {
+        format!(
+            "the newest checkpoint {} does not load; completed generations are never \
+             rewritten, so restore it or move it out of the run directory and run again",
+            dir.checkpoint(g).display()
+        )
+    })?;
+    anyhow::ensure!(&meta.shape == shape, "network shape changed while loading");
+    eprintln!(
+        "resuming {}: generation {g} is the last completed, continuing with {}",
+        dir.root.display(),
+        g + 1
+    );
+    restore_metrics::<E>(dir, g)?;
+    Ok(g)
+}
+
+/// Give every completed generation after the first its metrics line: a
+/// kill between saving a generation's bundle and appending its line loses
+/// the line, so it is restored from the record the bundle carries
+/// (`model.json` `training`). Lines stay in generation order because only
+/// the newest generation can lack one.
+fn restore_metrics<E: Encode>(dir: &RunDir, done: u32) -> Result<()> {
+    let path = dir.metrics();
+    let logged: Vec<u32> = if path.exists() {
+        read_metrics(&path)
+            .map_err(anyhow::Error::msg)?
+            .iter()
+            .map(|r| r.generation)
+            .collect()
+    } else {
+        Vec::new()
+    };
+    for g in dir.first_generation() + 1..=done {
+        if logged.contains(&g) {
+            continue;
+        }
+        if let Some(record) = dir.metrics_of::<E>(g)? {
+            append_metrics(&path, &record).context("cannot write metrics.jsonl")?;
+        }
+    }
+    Ok(())
+}
+
+/// Copy `bundle` into the run as its first checkpoint, keeping its
+/// generation number and training record (so CPU-seconds, samples and
+/// positions keep adding up across runs: the lineage). Returns that
+/// generation.
+///
+/// # Errors
+/// A bundle that does not load for `E` (another variant, a damaged file),
+/// or a network shape other than the config's.
+pub(super) fn start_from_bundle<E: Encode>(
+    dir: &RunDir,
+    bundle: &Path,
+    shape: &NetShape,
+    device: &Device,
+) -> Result<u32> {
+    let (net, meta) = load_bundle::<E>(bundle, device)
+        .with_context(|| format!("--init-from {}", bundle.display()))?;
+    anyhow::ensure!(
+        &meta.shape == shape,
+        "--init-from {}: the bundle's network has {}; set [network] in the config to the bundle's shape",
+        bundle.display(),
+        shape_difference(&meta.shape, shape)
+    );
+    let g = meta.generation;
+    let mut copy = meta_for::<E>(shape, g, &[]);
+    copy.training = meta.training.clone();
+    copy.strength = meta.strength.clone();
+    save_bundle(&dir.checkpoint(g), &net, &copy)?;
+    eprintln!(
+        "starting {} from {} (generation {g})",
+        dir.root.display(),
+        bundle.display()
+    );
+    Ok(g)
+}
