@@ -107,6 +107,14 @@ impl Node {
         Some([w, (1.0 - w - l).max(0.0), l])
     }
 
+    /// This node's statistics read from `viewer`'s side (a parent's or the
+    /// root's side to move): the one place where a value kept from the
+    /// node's own side is flipped for another, since turns need not
+    /// alternate and depth parity says nothing about sides.
+    pub(crate) fn seen_by(&self, viewer: Player) -> Seen<'_> {
+        Seen { node: self, viewer }
+    }
+
     /// Indices of the children, as a range into the arena.
     pub(crate) fn children(&self) -> std::ops::Range<usize> {
         if self.kind == NodeKind::Expanded {
@@ -115,5 +123,47 @@ impl Node {
         } else {
             0..0
         }
+    }
+}
+
+/// A WDL kept from `owner`'s side, read from `viewer`'s: W and L swap when
+/// the two sides differ (the draw share is the same for both).
+pub(crate) fn wdl_for(wdl: Wdl, owner: Player, viewer: Player) -> Wdl {
+    let [w, d, l] = wdl;
+    if owner == viewer {
+        [w, d, l]
+    } else {
+        [l, d, w]
+    }
+}
+
+/// A node's statistics from a viewer's side ([`Node::seen_by`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Seen<'a> {
+    node: &'a Node,
+    viewer: Player,
+}
+
+impl Seen<'_> {
+    /// The summed value `W - L` of all visits, from the viewer's side.
+    pub(crate) fn value_sum(self) -> f32 {
+        let own = self.node.win_sum - self.node.loss_sum;
+        if self.node.to_move == self.viewer {
+            own
+        } else {
+            -own
+        }
+    }
+
+    /// Mean value `(W - L) / N` from the viewer's side; `None` when unvisited.
+    pub(crate) fn q(self) -> Option<f32> {
+        let visits = self.node.visits;
+        (visits > 0).then(|| self.value_sum() / visits as f32)
+    }
+
+    /// Mean `[W, D, L]` from the viewer's side; `None` when unvisited.
+    pub(crate) fn wdl(self) -> Option<Wdl> {
+        let (owner, viewer) = (self.node.to_move, self.viewer);
+        self.node.wdl().map(|wdl| wdl_for(wdl, owner, viewer))
     }
 }

@@ -7,7 +7,7 @@ use rules::Game;
 use crate::config::SearchConfig;
 use crate::evaluator::{Wdl, DRAW_WDL};
 use crate::gumbel;
-use crate::node::{Node, NodeKind};
+use crate::node::{wdl_for, Node, NodeKind};
 
 /// A misuse of the step-wise API, reported instead of panicking.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -386,13 +386,7 @@ impl<G: Game> Mcts<G> {
             let q = if child.visits == 0 && virtual_visits <= 0.0 {
                 fpu
             } else {
-                let own = child.win_sum - child.loss_sum;
-                let for_parent = if child.to_move == parent.to_move {
-                    own
-                } else {
-                    -own
-                };
-                (for_parent - virtual_visits) / n_eff
+                (child.seen_by(parent.to_move).value_sum() - virtual_visits) / n_eff
             };
             let score = q + c_puct * child.prior * sqrt_n / (1.0 + n_eff);
             if score > best_score {
@@ -438,12 +432,7 @@ impl<G: Game> Mcts<G> {
             let child = &self.nodes[c];
             priors.push(child.prior);
             visits.push(child.visits);
-            let own = child.q().unwrap_or(0.0);
-            q.push(if child.to_move == root.to_move {
-                own
-            } else {
-                -own
-            });
+            q.push(child.seen_by(root.to_move).q().unwrap_or(0.0));
         }
         let raw = self.root_raw_value.or_else(|| root.q()).unwrap_or(0.0);
         let completed = gumbel::completed_q(raw, &priors, &visits, &q, rescale_q);
@@ -540,11 +529,7 @@ impl<G: Game> Mcts<G> {
     ) {
         for &n in path {
             let node = &mut nodes[n as usize];
-            let (w, l) = if node.to_move == leaf_to_move {
-                (wdl[0], wdl[2])
-            } else {
-                (wdl[2], wdl[0])
-            };
+            let [w, _, l] = wdl_for(wdl, leaf_to_move, node.to_move);
             node.win_sum += w;
             node.loss_sum += l;
             node.visits += 1;
@@ -918,15 +903,13 @@ impl<G: Game> Mcts<G> {
         root.children()
             .map(|c| {
                 let child = &self.nodes[c];
-                let same = child.to_move == root.to_move;
+                let seen = child.seen_by(root.to_move);
                 ChildStats {
                     action: self.actions[c - 1],
                     visits: child.visits,
                     prior: child.prior,
-                    q: child.q().map(|q| if same { q } else { -q }),
-                    wdl: child
-                        .wdl()
-                        .map(|[w, d, l]| if same { [w, d, l] } else { [l, d, w] }),
+                    q: seen.q(),
+                    wdl: seen.wdl(),
                 }
             })
             .collect()
@@ -1005,15 +988,7 @@ impl<G: Game> Mcts<G> {
         let k = self.config.forced_playouts_k;
         let sqrt_root = (root.visits as f32).sqrt();
         let sum_n: f32 = raw.iter().map(|&v| v as f32).sum();
-        let q_root = |c: usize| {
-            let child = &self.nodes[c];
-            let own = child.q().unwrap_or(0.0);
-            if child.to_move == root.to_move {
-                own
-            } else {
-                -own
-            }
-        };
+        let q_root = |c: usize| self.nodes[c].seen_by(root.to_move).q().unwrap_or(0.0);
         let star = &self.nodes[best];
         let puct_star = q_root(best) + c_puct * star.prior * sqrt_root / (1.0 + star.visits as f32);
         raw.iter()
