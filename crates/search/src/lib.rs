@@ -20,6 +20,12 @@
 //!   Gumbel (Danihelka et al. 2022; arithmetic in [`sequential_halving`],
 //!   [`completed_q`], [`improved_policy`]).
 //!
+//! Source layout: `tree/` holds [`Mcts`] by concept (arena and reroot in
+//! `mod.rs`, then `select`, `expand`, `backup`, `decisive`, `report`);
+//! `root/` holds the root policies behind one trait, one file each
+//! (`puct` with `dirichlet` and `forced`, `gumbel`); `gumbel.rs` is the
+//! Gumbel arithmetic and `proof.rs` the wins in two.
+//!
 //! Turns need not alternate: values are backed up by comparing each node's
 //! side to move with the leaf's, never by depth parity. Terminal positions
 //! are scored exactly from [`rules::Game::outcome`].
@@ -43,6 +49,7 @@ mod evaluator;
 mod gumbel;
 mod node;
 mod proof;
+mod root;
 mod tree;
 
 #[cfg(test)]
@@ -61,7 +68,8 @@ pub use gumbel::{
     completed_q, considered_visit, improved_policy, logit, mixed_value, sequential_halving,
     sigma_scale, HalvingPhase,
 };
-pub use tree::{ChildStats, Mcts, RootSelection, SearchError};
+pub use root::RootSelection;
+pub use tree::{ChildStats, Mcts, SearchError};
 
 /// Bytes per tree node, not counting the action stored beside it
 /// (`size_of::<G::Action>()` more per node).
