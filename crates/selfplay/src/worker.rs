@@ -45,6 +45,12 @@ pub struct SelfPlayConfig {
     /// `full_search_prob < 1`. Default 16.
     pub fast_simulations: u32,
     /// Leaves collected per tree per batch step (virtual loss spreads them).
+    /// Self-play reads this key only: the `search` settings' own
+    /// `leaves_per_batch` (`search::SearchConfig::leaves_per_batch`, used
+    /// by the one-tree searches of matches and bots) is ignored here, and
+    /// a run config that sets `[search] leaves_per_batch` to anything but
+    /// its default is rejected (`train::config`), so a config never seems
+    /// to set what self-play does not use.
     pub leaves_per_tree: usize,
     /// Plies played with temperature `temperature` (then the most visited
     /// action), for opening diversity.
@@ -383,7 +389,9 @@ impl SelfPlayStats {
 
 /// Play `games` games from `start` with `evaluator`, calling `on_game` for
 /// each finished game (in completion order). `seed` makes the run
-/// reproducible for a deterministic evaluator.
+/// reproducible for a deterministic evaluator. Every field of `search`
+/// applies except `leaves_per_batch`: the leaves per tree of a batch step
+/// are [`SelfPlayConfig::leaves_per_tree`].
 pub fn play_games<G: Game, E: Evaluator<G>>(
     start: &G,
     evaluator: &mut E,

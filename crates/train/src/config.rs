@@ -2,6 +2,9 @@
 //!
 //! Unknown keys, wrong types and out-of-range values are errors that name
 //! the key (serde's `deny_unknown_fields` plus [`RunConfig::validate`]).
+//! So is a setting that a run would silently ignore: `[search]
+//! leaves_per_batch`, which self-play does not read (it batches
+//! `[selfplay] leaves_per_tree` leaves per tree; see [`RunConfig::search`]).
 
 use std::path::{Path, PathBuf};
 
@@ -199,8 +202,18 @@ pub struct RunConfig {
     /// Network size.
     #[serde(default)]
     pub network: NetworkConfig,
-    /// MCTS settings.
-    #[serde(default)]
+    /// MCTS settings of the self-play search (`lokizero bench` uses them
+    /// too; the per-generation evaluation plays with
+    /// `search::SearchConfig::for_play` and `[eval]`). Every key applies
+    /// except `leaves_per_batch`: self-play's batched step takes the leaves
+    /// per tree from [`SelfPlayConfig::leaves_per_tree`] (`[selfplay]
+    /// leaves_per_tree`) and never reads it. So [`RunConfig::validate`]
+    /// rejects any `[search] leaves_per_batch` other than its default (8),
+    /// with an error naming both keys, instead of ignoring it; the default
+    /// stays accepted because the `config.toml` of run directories written
+    /// before this check lists it. A run writes its `config.toml` without
+    /// the key.
+    #[serde(default, serialize_with = "serialize_search")]
     pub search: SearchConfig,
     /// Self-play settings.
     #[serde(default)]
@@ -310,14 +323,69 @@ impl RunConfig {
             return Err(msg.to_string());
         }
         self.search.validate().map_err(|e| e.to_string())?;
+        if self.search.leaves_per_batch != SearchConfig::default().leaves_per_batch {
+            return Err(LEAVES_PER_BATCH_IGNORED.to_string());
+        }
         self.eval.validate()?;
         self.selfplay.validate()
     }
 }
 
+/// The message for a `[search] leaves_per_batch` that a run would ignore.
+const LEAVES_PER_BATCH_IGNORED: &str = "search.leaves_per_batch has no effect in a run config: \
+     self-play collects selfplay.leaves_per_tree leaves per tree per batch step \
+     and never reads search.leaves_per_batch; set selfplay.leaves_per_tree instead";
+
+/// Serialise the `[search]` table without `leaves_per_batch`, which a run
+/// never reads (see [`RunConfig::search`]), so the `config.toml` a run
+/// writes shows only settings that apply.
+fn serialize_search<S: serde::Serializer>(
+    search: &SearchConfig,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    let mut value = toml::Value::try_from(search).map_err(serde::ser::Error::custom)?;
+    if let Some(table) = value.as_table_mut() {
+        table.remove("leaves_per_batch");
+    }
+    value.serialize(serializer)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn search_leaves_per_batch_is_rejected_naming_both_keys() {
+        let ok = "variant = \"shakti\"\ngenerations = 2\n";
+        for text in [
+            format!("{ok}[search]\nleaves_per_batch = 4\n"),
+            format!("{ok}[search]\nc_puct = 2.0\nleaves_per_batch = 16\n"),
+            format!("{ok}search = {{ leaves_per_batch = 1 }}\n"),
+        ] {
+            let e = RunConfig::from_toml(&text, "t").unwrap_err().to_string();
+            assert!(e.starts_with("invalid config t: "), "{e}");
+            assert!(e.contains("search.leaves_per_batch"), "{e}");
+            assert!(e.contains("selfplay.leaves_per_tree"), "{e}");
+        }
+        // The key self-play reads, and the other search keys, are fine.
+        let fine = format!("{ok}[search]\nc_puct = 2.0\n[selfplay]\nleaves_per_tree = 3\n");
+        let c = RunConfig::from_toml(&fine, "t").unwrap();
+        assert_eq!(c.selfplay.leaves_per_tree, 3);
+        assert_eq!(c.search.c_puct, 2.0);
+        // A run directory's config.toml from before the check lists the
+        // default; it still loads.
+        let old = format!("{ok}[search]\nleaves_per_batch = 8\n");
+        assert!(RunConfig::from_toml(&old, "t").is_ok());
+    }
+
+    #[test]
+    fn a_written_config_has_no_leaves_per_batch_and_loads_back() {
+        let c = RunConfig::from_toml("variant = \"shakti\"\ngenerations = 2\n", "t").unwrap();
+        let text = toml::to_string(&c).unwrap();
+        assert!(!text.contains("leaves_per_batch"), "{text}");
+        assert!(text.contains("c_puct"), "{text}");
+        assert_eq!(RunConfig::from_toml(&text, "t").unwrap(), c);
+    }
 
     #[test]
     fn unknown_keys_wrong_types_and_ranges_are_named() {
