@@ -21,7 +21,7 @@
 
 use serde::Serialize;
 
-use crate::matches::Wdl;
+use crate::wdl::WdlCounts;
 
 /// `Φ⁻¹(0.975)`: the two-sided 95 % normal quantile.
 pub const Z95: f64 = 1.959_963_984_540_054;
@@ -42,7 +42,7 @@ pub fn score_from_elo(elo: f64) -> f64 {
 
 /// Mean score and per-game variance of a W/D/L record (trinomial model).
 /// `(0.5, 0.0)` for an empty record.
-pub fn score_and_variance(wdl: &Wdl) -> (f64, f64) {
+pub fn score_and_variance(wdl: &WdlCounts) -> (f64, f64) {
     let n = f64::from(wdl.games());
     if n == 0.0 {
         return (0.5, 0.0);
@@ -87,7 +87,7 @@ pub struct EloEstimate {
 
 impl EloEstimate {
     /// Estimate from a W/D/L record (see the module docs for the formulas).
-    pub fn from_wdl(wdl: &Wdl) -> Self {
+    pub fn from_wdl(wdl: &WdlCounts) -> Self {
         let (s, var) = score_and_variance(wdl);
         let n = f64::from(wdl.games()).max(1.0);
         let (lo_s, hi_s) = if var > 0.0 || wdl.games() == 0 {
@@ -146,7 +146,7 @@ mod tests {
         // W=60 D=20 L=20, N=100: s = 0.7,
         // σ² = (60·0.09 + 20·0.04 + 20·0.49)/100 = 0.16, σ/√N = 0.04,
         // score interval 0.7 ± 0.0783986 = [0.6216014, 0.7783986].
-        let e = EloEstimate::from_wdl(&Wdl {
+        let e = EloEstimate::from_wdl(&WdlCounts {
             wins: 60,
             draws: 20,
             losses: 20,
@@ -163,7 +163,7 @@ mod tests {
 
     #[test]
     fn even_and_all_draw_records() {
-        let e = EloEstimate::from_wdl(&Wdl {
+        let e = EloEstimate::from_wdl(&WdlCounts {
             wins: 0,
             draws: 10,
             losses: 0,
@@ -179,7 +179,7 @@ mod tests {
         );
         assert!((e.upper - 203.5).abs() < 0.1, "{}", e.upper);
         // 16 straight wins: lower end 1 / (1 + z²/16) = 0.806392 → +247.85.
-        let e = EloEstimate::from_wdl(&Wdl {
+        let e = EloEstimate::from_wdl(&WdlCounts {
             wins: 16,
             draws: 0,
             losses: 0,
@@ -187,7 +187,7 @@ mod tests {
         assert_eq!((e.elo, e.upper), (f64::INFINITY, f64::INFINITY));
         assert!((e.lower - elo_from_score(1.0 / (1.0 + Z95 * Z95 / 16.0))).abs() < 1e-9);
         assert!((e.lower - 247.85).abs() < 0.1, "{}", e.lower);
-        let even = EloEstimate::from_wdl(&Wdl {
+        let even = EloEstimate::from_wdl(&WdlCounts {
             wins: 0,
             draws: 4,
             losses: 0,
@@ -197,7 +197,7 @@ mod tests {
             "{}",
             even.describe()
         );
-        let e = EloEstimate::from_wdl(&Wdl::default());
+        let e = EloEstimate::from_wdl(&WdlCounts::default());
         assert_eq!(e.games, 0);
         assert_eq!(e.elo, 0.0);
     }

@@ -15,7 +15,7 @@ use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rules::{Game, Player as Side};
 
-use crate::player::Player;
+use crate::player::Contestant;
 
 /// A static evaluation for the greedy player.
 pub trait Heuristic: Game {
@@ -146,7 +146,7 @@ pub fn greedy_score<G: Heuristic>(game: &G, action: G::Action) -> f64 {
     }
 }
 
-impl<G: Heuristic> Player<G> for GreedyPlayer {
+impl<G: Heuristic> Contestant<G> for GreedyPlayer {
     fn name(&self) -> String {
         "greedy".into()
     }
@@ -187,7 +187,7 @@ mod tests {
         let g = rules::Viking::from_text("k11/12/12/7R4/12/1R10/11K w - - 0 1").unwrap();
         for seed in 0..5 {
             let mut p = GreedyPlayer::new(seed);
-            let a = Player::<rules::Viking>::choose(&mut p, &g).unwrap();
+            let a = Contestant::<rules::Viking>::choose(&mut p, &g).unwrap();
             assert_eq!(g.action_to_text(a), "h4a4");
         }
     }

@@ -11,9 +11,10 @@ use serde::Serialize;
 use crate::bradley_terry::{fit, Anchor, PairResult, Rating, RatingError};
 use crate::chart::{draw_ratings, ChartEntry, ChartError};
 use crate::greedy::Heuristic;
-use crate::matches::{run_match, MatchSettings, Wdl};
+use crate::matches::{run_match, MatchSettings};
 use crate::records::{uses_pgn, write_records};
 use crate::spec::PlayerFactory;
+use crate::wdl::WdlCounts;
 
 /// Settings of a ladder.
 #[derive(Clone, Debug)]
@@ -45,7 +46,7 @@ pub struct PairSummary {
     /// Player index.
     pub b: usize,
     /// W/D/L of `a`.
-    pub wdl: Wdl,
+    pub wdl: WdlCounts,
     /// Games lost by forfeit.
     pub forfeits: usize,
 }

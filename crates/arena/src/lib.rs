@@ -8,24 +8,25 @@ pub mod chart;
 pub mod elo;
 pub mod evaluate;
 pub mod fairy_stockfish;
-pub mod game;
 pub mod greedy;
 pub mod ladder;
 pub mod matches;
 pub mod player;
 pub mod records;
+pub mod single_game;
 pub mod spec;
 pub mod sprt;
 pub mod uci_client;
+pub mod wdl;
 
 pub use elo::EloEstimate;
-pub use game::{play_game, Forfeit, GameResult};
 pub use greedy::{GreedyPlayer, Heuristic};
 pub use matches::{
     play_match, random_opening, run_match, tally_by_side, MatchGame, MatchReport, MatchSettings,
-    Wdl,
 };
-pub use player::{Budget, MctsPlayer, Player, RandomPlayer};
+pub use player::{Budget, Contestant, MctsPlayer, RandomPlayer};
+pub use single_game::{play_game, Forfeit, GameResult};
 pub use spec::{PlayerFactory, PlayerSpec};
 pub use sprt::{SprtConfig, SprtDecision, SprtState};
 pub use uci_client::{UciConfig, UciEngine, UciError, UciPlayer};
+pub use wdl::WdlCounts;

@@ -3,41 +3,15 @@
 
 use rayon::prelude::*;
 use rules::{Game, Player as Side};
-use serde::Serialize;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 use crate::elo::EloEstimate;
-use crate::game::{play_game, GameResult};
-use crate::player::Player;
+use crate::player::Contestant;
+use crate::single_game::{play_game, GameResult};
 use crate::sprt::{SprtConfig, SprtDecision, SprtState};
-
-/// Win/draw/loss counts from player A's view.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
-pub struct Wdl {
-    /// Games A won.
-    pub wins: u32,
-    /// Draws.
-    pub draws: u32,
-    /// Games A lost.
-    pub losses: u32,
-}
-
-impl Wdl {
-    /// Games played.
-    pub fn games(&self) -> u32 {
-        self.wins + self.draws + self.losses
-    }
-    /// Score of A in `[0, 1]` (a draw counts one half).
-    pub fn score(&self) -> f64 {
-        (self.wins as f64 + 0.5 * self.draws as f64) / self.games().max(1) as f64
-    }
-    /// Fraction of games A won.
-    pub fn win_rate(&self) -> f64 {
-        self.wins as f64 / self.games().max(1) as f64
-    }
-}
+use crate::wdl::WdlCounts;
 
 /// One finished game of a match.
 #[derive(Clone, Debug)]
@@ -61,11 +35,11 @@ pub fn play_match<G, A, B>(
     opening: impl Fn(usize) -> G + Sync,
     make_a: A,
     make_b: B,
-) -> (Wdl, Vec<MatchGame>)
+) -> (WdlCounts, Vec<MatchGame>)
 where
     G: Game,
-    A: Fn(usize) -> Box<dyn Player<G>> + Sync,
-    B: Fn(usize) -> Box<dyn Player<G>> + Sync,
+    A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
+    B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
 {
     let played = play_games(0..games, concurrency, ply_cap, &opening, &make_a, &make_b);
     (tally(&played), played)
@@ -84,8 +58,8 @@ pub fn play_games<G, A, B, O>(
 where
     G: Game,
     O: Fn(usize) -> G + Sync,
-    A: Fn(usize) -> Box<dyn Player<G>> + Sync,
-    B: Fn(usize) -> Box<dyn Player<G>> + Sync,
+    A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
+    B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
 {
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(concurrency.max(1))
@@ -118,8 +92,8 @@ where
 }
 
 /// W/D/L of A over finished games.
-pub fn tally(played: &[MatchGame]) -> Wdl {
-    let mut wdl = Wdl::default();
+pub fn tally(played: &[MatchGame]) -> WdlCounts {
+    let mut wdl = WdlCounts::default();
     for g in played {
         let a_side = if g.a_first { Side::First } else { Side::Second };
         match g.result.winner {
@@ -134,7 +108,7 @@ pub fn tally(played: &[MatchGame]) -> Wdl {
 /// W/D/L of A split by side: (games A moved first, games A moved second).
 /// A variant whose sides differ (tafl attackers and defenders) can be
 /// strong as one and weak as the other; the total hides it.
-pub fn tally_by_side(played: &[MatchGame]) -> (Wdl, Wdl) {
+pub fn tally_by_side(played: &[MatchGame]) -> (WdlCounts, WdlCounts) {
     let (first, second): (Vec<MatchGame>, Vec<MatchGame>) =
         played.iter().cloned().partition(|g| g.a_first);
     (tally(&first), tally(&second))
@@ -195,7 +169,7 @@ pub struct MatchSettings {
 #[derive(Clone, Debug)]
 pub struct MatchReport {
     /// W/D/L from A's view.
-    pub wdl: Wdl,
+    pub wdl: WdlCounts,
     /// Elo of A − B with a 95 % interval.
     pub elo: EloEstimate,
     /// SPRT state at the end, if one ran.
@@ -220,8 +194,8 @@ pub fn run_match<G, A, B>(
 ) -> MatchReport
 where
     G: Game,
-    A: Fn(usize) -> Box<dyn Player<G>> + Sync,
-    B: Fn(usize) -> Box<dyn Player<G>> + Sync,
+    A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
+    B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
 {
     let total = settings.games.div_ceil(2) * 2;
     let batch = (settings.concurrency.max(1).div_ceil(2) * 2).max(2);
@@ -235,8 +209,8 @@ where
         }
     };
     let mut report = MatchReport {
-        wdl: Wdl::default(),
-        elo: EloEstimate::from_wdl(&Wdl::default()),
+        wdl: WdlCounts::default(),
+        elo: EloEstimate::from_wdl(&WdlCounts::default()),
         sprt: None,
         stopped_early: false,
         forfeits: 0,

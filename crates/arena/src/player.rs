@@ -1,5 +1,5 @@
-//! Players behind one interface: anything that picks an action for the
-//! side to move.
+//! Players behind one interface, the [`Contestant`] trait: anything that
+//! picks an action for the side to move.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -7,17 +7,20 @@ use rules::Game;
 use search::{Evaluator, Mcts, SearchConfig};
 use std::time::Instant;
 
-/// A player: picks an action for the side to move of a non-terminal
-/// position. Called once per action (also mid-turn for variants that split
-/// turns).
-pub trait Player<G: Game>: Send {
+/// A contestant of a game or match (a player in the everyday sense, which
+/// is what the implementors' names say: [`RandomPlayer`], [`MctsPlayer`],
+/// `GreedyPlayer`, `UciPlayer`): picks an action for the side to move of a
+/// non-terminal position. Called once per action (also mid-turn for
+/// variants that split turns). Not to be confused with [`rules::Player`],
+/// a side of the board (first or second).
+pub trait Contestant<G: Game>: Send {
     /// Display name (used in results and game records).
     fn name(&self) -> String;
     /// Choose a legal action; `None` only if there is none.
     fn choose(&mut self, game: &G) -> Option<G::Action>;
     /// Called when a new game starts (clear per-game state).
     fn new_game(&mut self) {}
-    /// Why the last [`Player::choose`] returned `None` although legal
+    /// Why the last [`Contestant::choose`] returned `None` although legal
     /// actions existed (an engine that crashed, hung or sent garbage).
     /// The game is then scored as a loss for this player (a forfeit).
     fn take_error(&mut self) -> Option<String> {
@@ -49,7 +52,7 @@ impl RandomPlayer {
     }
 }
 
-impl<G: Game> Player<G> for RandomPlayer {
+impl<G: Game> Contestant<G> for RandomPlayer {
     fn name(&self) -> String {
         "random".into()
     }
@@ -111,7 +114,7 @@ impl<G: Game, E: Evaluator<G> + Send> MctsPlayer<G, E> {
     }
 }
 
-impl<G: Game, E: Evaluator<G> + Send> Player<G> for MctsPlayer<G, E> {
+impl<G: Game, E: Evaluator<G> + Send> Contestant<G> for MctsPlayer<G, E> {
     fn name(&self) -> String {
         self.name.clone()
     }

@@ -25,7 +25,7 @@ use rules::VariantId;
 use search::{RolloutEvaluator, RolloutMix, SearchConfig};
 
 use crate::greedy::{GreedyPlayer, Heuristic};
-use crate::player::{Budget, MctsPlayer, Player, RandomPlayer};
+use crate::player::{Budget, Contestant, MctsPlayer, RandomPlayer};
 use crate::uci_client::{FenDialect, UciConfig, UciPlayer};
 
 /// A parsed player spec (module docs).
@@ -252,7 +252,7 @@ pub fn net_player<G: Encode>(
     budget: Budget,
     (lambda, max_plies): (f32, u32),
     seed: u64,
-) -> Box<dyn Player<G>> {
+) -> Box<dyn Contestant<G>> {
     let playouts = RolloutEvaluator::new(1, max_plies, SmallRng::seed_from_u64(seed ^ 0x5EED));
     let eval = RolloutMix::new(
         NetEvaluator::<G>::new(net, device.clone()),
@@ -368,7 +368,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     }
 
     /// A fresh player for one game; `seed` drives its randomness.
-    pub fn make(&self, seed: u64) -> Box<dyn Player<G>> {
+    pub fn make(&self, seed: u64) -> Box<dyn Contestant<G>> {
         match &self.built {
             Built::Bundle(net, budget) => net_player(
                 &self.name,

@@ -23,7 +23,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::elo::{score_and_variance, score_from_elo};
-use crate::matches::Wdl;
+use crate::wdl::WdlCounts;
 
 /// SPRT settings: the two hypotheses (Elo) and the error rates.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -142,7 +142,7 @@ impl SprtConfig {
     /// The approximate GSPRT log-likelihood ratio of a record; for a
     /// record without variance, 0 (all draws) or Wald's Bernoulli LLR (a
     /// clean sweep); see the module docs.
-    pub fn llr(&self, wdl: &Wdl) -> f64 {
+    pub fn llr(&self, wdl: &WdlCounts) -> f64 {
         let (s, var) = score_and_variance(wdl);
         let (s0, s1) = (score_from_elo(self.elo0), score_from_elo(self.elo1));
         if var > 0.0 && var.is_finite() {
@@ -153,7 +153,7 @@ impl SprtConfig {
     }
 
     /// LLR, bounds and decision for a record.
-    pub fn state(&self, wdl: &Wdl) -> SprtState {
+    pub fn state(&self, wdl: &WdlCounts) -> SprtState {
         let llr = self.llr(wdl);
         let (lower, upper) = self.bounds();
         let decision = if llr >= upper {
@@ -193,7 +193,7 @@ mod tests {
         // LLR = 1200 · 0.0143874 · (1.1666667 − 1.0143874) / (2 · 0.2013889)
         //     = 6.52729...
         let c = SprtConfig::default();
-        let wdl = Wdl {
+        let wdl = WdlCounts {
             wins: 600,
             draws: 200,
             losses: 400,
@@ -207,7 +207,7 @@ mod tests {
         assert!((c.llr(&wdl) - 6.527_290_47).abs() < 1e-6, "{}", c.llr(&wdl));
         assert_eq!(c.state(&wdl).decision, SprtDecision::H1);
         // The mirror record goes to H0.
-        let mirror = Wdl {
+        let mirror = WdlCounts {
             wins: 400,
             draws: 200,
             losses: 600,
@@ -218,7 +218,7 @@ mod tests {
     #[test]
     fn all_draws_never_decide() {
         let c = SprtConfig::default();
-        let wdl = Wdl {
+        let wdl = WdlCounts {
             wins: 0,
             draws: 10_000,
             losses: 0,
@@ -231,7 +231,7 @@ mod tests {
     fn clean_sweeps_use_walds_bernoulli_sprt() {
         // elo0 = 0, elo1 = 10: ln(s1/s0) = ln(0.5143871841 / 0.5) = 0.0283682...
         let c = SprtConfig::default();
-        let sweep = |wins, losses| Wdl {
+        let sweep = |wins, losses| WdlCounts {
             wins,
             draws: 0,
             losses,

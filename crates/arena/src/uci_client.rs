@@ -4,7 +4,7 @@
 //! The engine's stdout is read by a thread that forwards each line over a
 //! channel, so every wait has a timeout ([`std::sync::mpsc::Receiver::recv_timeout`]).
 //! Any failure becomes a [`UciError`]; [`UciPlayer`] turns it into a forfeit
-//! of the current game (see [`crate::Player::take_error`]) and starts a
+//! of the current game (see [`crate::Contestant::take_error`]) and starts a
 //! fresh engine process for the next game. The process is killed on drop.
 //!
 //! The engine gets the current position as `position fen <text>` (no move
@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use rules::Game;
 
-use crate::player::Player;
+use crate::player::Contestant;
 
 /// A failure talking to a UCI engine.
 #[derive(Debug, thiserror::Error)]
@@ -295,8 +295,8 @@ pub struct UciConfig {
     pub dialect: FenDialect,
 }
 
-/// An external UCI engine as a [`Player`]. One engine process per game:
-/// started at [`Player::new_game`] (or restarted after a failure).
+/// An external UCI engine as a [`Contestant`]. One engine process per game:
+/// started at [`Contestant::new_game`] (or restarted after a failure).
 pub struct UciPlayer<G: Game> {
     config: UciConfig,
     engine: Option<UciEngine>,
@@ -322,7 +322,7 @@ impl<G: Game> UciPlayer<G> {
     }
 }
 
-impl<G: Game> Player<G> for UciPlayer<G> {
+impl<G: Game> Contestant<G> for UciPlayer<G> {
     fn name(&self) -> String {
         let file = self
             .config

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use arena::records::{render, write_records};
 use arena::uci_client::{FenDialect, UciConfig, UciEngine, UciPlayer};
-use arena::{run_match, MatchSettings, Player, RandomPlayer};
+use arena::{run_match, Contestant, MatchSettings, RandomPlayer};
 use rules::{Game, Losers};
 
 /// A fake engine script: answers the handshake, then behaves per `on_go`
@@ -63,7 +63,7 @@ fn fake_match(engine: &Path, move_timeout: Duration) -> arena::MatchReport {
     let cfg = config(engine, move_timeout);
     run_match::<Losers, _, _>(
         &settings,
-        |_| Box::new(UciPlayer::<Losers>::new(cfg.clone())) as Box<dyn Player<Losers>>,
+        |_| Box::new(UciPlayer::<Losers>::new(cfg.clone())) as Box<dyn Contestant<Losers>>,
         |i| Box::new(RandomPlayer::new(i as u64)),
         |_| {},
     )
@@ -207,7 +207,7 @@ fn real_fairy_stockfish_plays_losers() {
     cfg.go = "go depth 1".into();
     let report = run_match::<Losers, _, _>(
         &settings,
-        |_| Box::new(UciPlayer::<Losers>::new(cfg.clone())) as Box<dyn Player<Losers>>,
+        |_| Box::new(UciPlayer::<Losers>::new(cfg.clone())) as Box<dyn Contestant<Losers>>,
         |i| Box::new(RandomPlayer::new(100 + i as u64)),
         |_| {},
     );

@@ -172,7 +172,7 @@ impl Bot {
     }
 }
 
-fn variant_of<G: crate::game::BotGame>(_: &GameBot<G>) -> VariantId {
+fn variant_of<G: crate::move_text::BotGame>(_: &GameBot<G>) -> VariantId {
     G::VARIANT
 }
 

@@ -14,8 +14,8 @@ use search::{run_batched_until, Evaluator, Mcts, SearchConfig, Wdl};
 
 use crate::analysis::{ActionInfo, Analysis, RootInfo, SearchInfo};
 use crate::error::BotError;
-use crate::game::{moves_of_line, BotGame};
 use crate::limits::{Limits, Strength};
+use crate::move_text::{moves_of_line, BotGame};
 
 /// How often a running search reports progress.
 pub const INFO_INTERVAL: Duration = Duration::from_secs(1);

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{anyhow, bail, Result};
 use arena::player::Budget;
 use arena::spec::net_player;
-use arena::{play_match, random_opening, tally_by_side, Player, RandomPlayer, Wdl};
+use arena::{play_match, random_opening, tally_by_side, Contestant, RandomPlayer, WdlCounts};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant};
@@ -69,7 +69,7 @@ fn bundle_player<G: Encode>(
     args: &PlayArgs,
     search: &SearchConfig,
     seed: u64,
-) -> Box<dyn Player<G>> {
+) -> Box<dyn Contestant<G>> {
     net_player::<G>(
         name,
         net.clone(),
@@ -137,7 +137,8 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
         },
     );
     let (as_first, as_second) = tally_by_side(&played);
-    let side = |w: &Wdl| serde_json::json!({"wins": w.wins, "draws": w.draws, "losses": w.losses});
+    let side =
+        |w: &WdlCounts| serde_json::json!({"wins": w.wins, "draws": w.draws, "losses": w.losses});
     if args.json {
         let mut summary = serde_json::json!({
             "variant": G::VARIANT.as_str(), "a": name_a, "b": name_b, "games": wdl.games(),
@@ -151,7 +152,7 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
         }
         println!("{summary}");
     } else {
-        let short = |w: &Wdl| format!("+{} ={} -{}", w.wins, w.draws, w.losses);
+        let short = |w: &WdlCounts| format!("+{} ={} -{}", w.wins, w.draws, w.losses);
         println!(
             "{name_a} vs {name_b}: {} ({} games, score {:.1}%, wins {:.1}%; moving first {}, second {})",
             short(&wdl),

@@ -2,7 +2,7 @@
 
 use rules::{Game, Outcome, Player as Side};
 
-use crate::player::Player;
+use crate::player::Contestant;
 
 /// How a game ended.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,8 +36,8 @@ pub struct Forfeit {
 /// [`GameResult::forfeit`] says why.
 pub fn play_game<G: Game>(
     start: &G,
-    first: &mut dyn Player<G>,
-    second: &mut dyn Player<G>,
+    first: &mut dyn Contestant<G>,
+    second: &mut dyn Contestant<G>,
     ply_cap: u32,
 ) -> GameResult {
     let mut game = start.clone();
@@ -47,7 +47,7 @@ pub fn play_game<G: Game>(
     let mut forfeit = None;
     while game.outcome().is_none() && (actions.len() as u32) < ply_cap {
         let side = game.side_to_move();
-        let player: &mut dyn Player<G> = match side {
+        let player: &mut dyn Contestant<G> = match side {
             Side::First => &mut *first,
             Side::Second => &mut *second,
         };
