@@ -1,5 +1,6 @@
 //! The training loop's evaluation and gating (`[eval]`): every generation
-//! is played against the current best one and the random baseline, the
+//! is played against the current best one, the random baseline and a
+//! fixed anchor (`uct:8`), the
 //! results land in `metrics.jsonl` and `model.json`, a learning curve PNG
 //! is drawn, and with gating an undecided SPRT keeps self-play on the old
 //! best generation while training continues from the newest.
@@ -18,6 +19,8 @@ fn train(dir: &Path, gate: bool) -> Vec<serde_json::Value> {
 enabled = true
 games_vs_previous = 4
 games_vs_random = 2
+anchors = ["uct:8"]
+games_vs_anchors = 2
 simulations = 4
 contempt = 0.3
 concurrency = 2
@@ -69,6 +72,8 @@ fn check_eval_fields(lines: &[serde_json::Value]) {
         );
         assert_eq!(eval["baselines"][0]["opponent"], "random");
         assert_eq!(eval["baselines"][0]["games"], 2);
+        assert_eq!(eval["baselines"][1]["opponent"], "uct:8");
+        assert_eq!(eval["baselines"][1]["games"], 2);
         assert!(prev["sprt"]["llr"].is_number());
         let total = m["cpu_seconds_total"].as_f64().unwrap();
         assert!(total > cpu, "cumulative CPU time grows");

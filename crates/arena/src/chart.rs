@@ -199,7 +199,7 @@ pub struct CurvePoint {
     pub generation: u32,
     /// CPU time spent by the run up to this generation, hours.
     pub cpu_hours: f64,
-    /// Elo relative to generation 0.
+    /// Elo relative to the series' reference.
     pub elo: f64,
     /// Lower end of the 95 % interval.
     pub lower: f64,
@@ -207,30 +207,56 @@ pub struct CurvePoint {
     pub upper: f64,
 }
 
-/// Draw a learning curve (Elo vs CPU-hours, with 95 % error bars, a line
-/// through the points) as a PNG at `path`, written atomically. Points with
-/// a non-finite Elo or CPU time are left out.
+/// One line of a learning curve: the Elo of the run's generations
+/// against one reference (generation 0 through the chained matches, or a
+/// fixed anchor such as `uct:256`).
+#[derive(Clone, Debug)]
+pub struct CurveSeries {
+    /// Legend text (the reference).
+    pub name: String,
+    /// The points, in generation order.
+    pub points: Vec<CurvePoint>,
+}
+
+/// Line colours of the series, in order (matplotlib's first six).
+const PALETTE: [RGBColor; 6] = [
+    BLUE,
+    RGBColor(255, 127, 14),
+    RGBColor(44, 160, 44),
+    RGBColor(214, 39, 40),
+    RGBColor(148, 103, 189),
+    RGBColor(140, 86, 75),
+];
+
+/// Draw learning curves (Elo vs CPU-hours, one line per series with 95 %
+/// error bars and generation labels, a legend) as a PNG at `path`, written
+/// atomically. Points with a non-finite Elo or CPU time are left out; so is
+/// a series with no point left.
 ///
 /// # Errors
 /// [`ChartError`].
 pub fn draw_learning_curve(
     path: &Path,
     title: &str,
-    points: &[CurvePoint],
+    series: &[CurveSeries],
     width: u32,
     height: u32,
 ) -> Result<(), ChartError> {
-    let pts: Vec<&CurvePoint> = points
+    let finite = |s: &CurveSeries| -> Vec<CurvePoint> {
+        s.points
+            .iter()
+            .filter(|p| p.elo.is_finite() && p.cpu_hours.is_finite())
+            .cloned()
+            .collect()
+    };
+    let lines: Vec<(String, Vec<CurvePoint>)> = series
         .iter()
-        .filter(|p| p.elo.is_finite() && p.cpu_hours.is_finite())
+        .map(|s| (s.name.clone(), finite(s)))
+        .filter(|(_, p)| !p.is_empty())
         .collect();
-    let (lo, hi) = padded_range(pts.iter().flat_map(|p| [p.elo, p.lower, p.upper]), 25.0);
-    let x_max = pts
-        .iter()
-        .map(|p| p.cpu_hours)
-        .fold(0.0f64, f64::max)
-        .max(1e-3)
-        * 1.08;
+    let all = || lines.iter().flat_map(|(_, p)| p.iter());
+    let (lo, hi) = padded_range(all().flat_map(|p| [p.elo, p.lower, p.upper]), 25.0);
+    let x_max = all().map(|p| p.cpu_hours).fold(0.0f64, f64::max).max(1e-3) * 1.08;
     render_png(path, width, height, |root| {
         let e2s = |e: plotters::drawing::DrawingAreaErrorKind<_>| e.to_string();
         let mut chart = ChartBuilder::on(root)
@@ -243,31 +269,45 @@ pub fn draw_learning_curve(
         chart
             .configure_mesh()
             .x_desc("CPU-hours")
-            .y_desc("Elo vs generation 0 (95% interval)")
+            .y_desc("Elo difference (95% interval)")
             .label_style(("sans-serif", 14))
             .draw()
             .map_err(e2s)?;
-        chart
-            .draw_series(LineSeries::new(
-                pts.iter().map(|p| (p.cpu_hours, p.elo)),
-                BLUE,
-            ))
-            .map_err(e2s)?;
-        chart
-            .draw_series(
-                pts.iter()
-                    .filter(|p| p.lower.is_finite() && p.upper.is_finite())
-                    .map(|p| ErrorBar::new_vertical(p.cpu_hours, p.lower, p.elo, p.upper, BLUE, 8)),
-            )
-            .map_err(e2s)?;
-        chart
-            .draw_series(pts.iter().map(|p| {
-                Text::new(
-                    format!("g{}", p.generation),
-                    (p.cpu_hours, p.elo),
-                    ("sans-serif", 12).into_font(),
+        for (i, (name, pts)) in lines.iter().enumerate() {
+            let colour = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(
+                    pts.iter().map(|p| (p.cpu_hours, p.elo)),
+                    colour,
+                ))
+                .map_err(e2s)?
+                .label(ascii(&format!("vs {name}")))
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+            chart
+                .draw_series(
+                    pts.iter()
+                        .filter(|p| p.lower.is_finite() && p.upper.is_finite())
+                        .map(|p| {
+                            ErrorBar::new_vertical(p.cpu_hours, p.lower, p.elo, p.upper, colour, 8)
+                        }),
                 )
-            }))
+                .map_err(e2s)?;
+            chart
+                .draw_series(pts.iter().map(|p| {
+                    Text::new(
+                        format!("g{}", p.generation),
+                        (p.cpu_hours, p.elo),
+                        ("sans-serif", 12).into_font(),
+                    )
+                }))
+                .map_err(e2s)?;
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .label_font(("sans-serif", 14))
+            .draw()
             .map_err(e2s)?;
         Ok(())
     })
@@ -326,7 +366,21 @@ mod tests {
             point(2, 0.2, f64::INFINITY),
             point(3, 0.3, 150.0),
         ];
-        draw_learning_curve(&path, "shakti", &points, 640, 400).unwrap();
+        let anchor = CurveSeries {
+            name: "uct:64".into(),
+            points: points
+                .iter()
+                .map(|p| point(p.generation, p.cpu_hours, -p.elo))
+                .collect(),
+        };
+        let series = [
+            CurveSeries {
+                name: "generation 0".into(),
+                points,
+            },
+            anchor,
+        ];
+        draw_learning_curve(&path, "shakti", &series, 640, 400).unwrap();
         let bytes = std::fs::read(&path).unwrap();
         assert_eq!(&bytes[1..4], b"PNG");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 1);

@@ -29,6 +29,15 @@ pub struct EvalConfig {
     pub games_vs_random: usize,
     /// Games against the one-ply greedy player; 0 skips.
     pub games_vs_greedy: usize,
+    /// Fixed anchors of the learning curve: player specs
+    /// ([`crate::spec`]), e.g. `["uct:64", "uct:256",
+    /// "uci:/usr/games/fairy-stockfish:d1"]`. Each generation plays
+    /// `games_vs_anchors` games against each; the run's chart draws the
+    /// Elo difference to each anchor against CPU-hours. Empty (the
+    /// default) = none.
+    pub anchors: Vec<String>,
+    /// Games against each anchor (colour-swapped pairs).
+    pub games_vs_anchors: usize,
     /// MCTS simulations per action for both generations.
     pub simulations: u32,
     /// Contempt of both bundle players (`search::SearchConfig::contempt`):
@@ -56,6 +65,8 @@ impl Default for EvalConfig {
             games_vs_previous: 40,
             games_vs_random: 20,
             games_vs_greedy: 0,
+            anchors: Vec::new(),
+            games_vs_anchors: 10,
             simulations: 64,
             contempt: 0.0,
             concurrency: 2,
@@ -87,6 +98,9 @@ impl EvalConfig {
                 "eval.gate = true needs eval.games_vs_previous >= 1 (gating decides on that match)"
                     .into(),
             );
+        }
+        for anchor in &self.anchors {
+            crate::spec::PlayerSpec::parse(anchor).map_err(|e| format!("eval.anchors: {e}"))?;
         }
         self.sprt.validate().map_err(|e| format!("eval.sprt: {e}"))
     }
@@ -202,16 +216,26 @@ pub fn evaluate_generation<G: Encode + Heuristic>(
         vs_previous = Some(MatchSummary::from_report(&prev_name, &r));
     }
     let mut baselines = Vec::new();
-    for (spec, games, salt) in [
-        ("random", cfg.games_vs_random, 2),
-        ("greedy", cfg.games_vs_greedy, 3),
-    ] {
+    let fixed = [
+        ("random", cfg.games_vs_random),
+        ("greedy", cfg.games_vs_greedy),
+    ];
+    let anchors = cfg
+        .anchors
+        .iter()
+        .map(|a| (a.as_str(), cfg.games_vs_anchors));
+    for (salt, (spec, games)) in (2u64..).zip(fixed.into_iter().chain(anchors)) {
         if games == 0 {
             continue;
         }
-        if let Ok(opp) = PlayerFactory::<G>::new(spec, &ctx) {
-            let r = play(&opp, &settings(games, None, salt));
-            baselines.push(MatchSummary::from_report(spec, &r));
+        match PlayerFactory::<G>::new(spec, &ctx) {
+            Ok(opp) => {
+                let r = play(&opp, &settings(games, None, salt));
+                baselines.push(MatchSummary::from_report(spec, &r));
+            }
+            // An anchor that cannot be built here (an engine not
+            // installed) is left out of this generation, not fatal.
+            Err(e) => eprintln!("warning: eval anchor skipped: {e}"),
         }
     }
     let promote = !cfg.gate

@@ -1,6 +1,7 @@
 //! What a generation reports: the Elo chain, the progress line, the
 //! resignation figures and the learning-curve chart.
 
+use arena::chart::{CurvePoint, CurveSeries};
 use arena::evaluate::{EvalSummary, MatchSummary};
 use arena::{EloEstimate, WdlCounts};
 use encoding::Encode;
@@ -63,35 +64,103 @@ pub(super) fn print_generation_line(m: &GenerationMetrics, eval: Option<&EvalSum
     );
 }
 
-/// Redraw `learning-curve.png` from the metrics log (Elo vs cumulative
-/// CPU-hours; generation 0 at the origin). A chart is a convenience: a
-/// failure is reported and the run goes on.
+/// Redraw `learning-curve.png` from the metrics log against CPU-hours:
+/// the chained Elo against generation 0 (at the origin), and the Elo
+/// difference to each fixed opponent of `[eval]` (random, greedy, the
+/// anchors). A chart is a convenience: a failure is reported and the run
+/// goes on.
 pub(super) fn write_learning_curve<E: Encode>(dir: &RunDir) {
     let Ok(records) = read_metrics(&dir.metrics()) else {
         return;
     };
-    let mut points = vec![arena::chart::CurvePoint {
+    let point = |r: &GenerationMetrics, (elo, lower, upper): (Option<f64>, f64, f64)| {
+        Some(CurvePoint {
+            generation: r.generation,
+            cpu_hours: r.cpu_seconds_total? / 3600.0,
+            elo: elo?,
+            lower,
+            upper,
+        })
+    };
+    let origin = CurvePoint {
         generation: 0,
         cpu_hours: 0.0,
         elo: 0.0,
         lower: 0.0,
         upper: 0.0,
-    }];
-    points.extend(records.iter().filter_map(|r| {
-        Some(arena::chart::CurvePoint {
-            generation: r.generation,
-            cpu_hours: r.cpu_seconds_total? / 3600.0,
-            elo: r.elo?,
-            lower: r.elo_lower.unwrap_or(f64::NAN),
-            upper: r.elo_upper.unwrap_or(f64::NAN),
-        })
+    };
+    let chained = std::iter::once(Some(origin)).chain(records.iter().map(|r| {
+        let ends = (
+            r.elo_lower.unwrap_or(f64::NAN),
+            r.elo_upper.unwrap_or(f64::NAN),
+        );
+        point(r, (r.elo, ends.0, ends.1))
     }));
+    let mut series = vec![CurveSeries {
+        name: "generation 0 (chained)".into(),
+        points: chained.flatten().collect(),
+    }];
+    for name in opponents(&records) {
+        let points = records.iter().filter_map(|r| {
+            let m = anchor_results(r).into_iter().find(|m| m.opponent == name)?;
+            point(r, (m.elo, m.lower, m.upper))
+        });
+        series.push(CurveSeries {
+            name: name.clone(),
+            points: points.collect(),
+        });
+    }
     let title = format!("{}: Elo vs CPU-hours", E::VARIANT);
     if let Err(e) =
-        arena::chart::draw_learning_curve(&dir.learning_curve(), &title, &points, 800, 480)
+        arena::chart::draw_learning_curve(&dir.learning_curve(), &title, &series, 800, 480)
     {
         eprintln!("warning: {e}");
     }
+}
+
+/// One match against a fixed opponent, as a metrics record holds it.
+struct AnchorResult {
+    opponent: String,
+    /// Elo difference and its 95 % interval (`None`/NaN where the JSON
+    /// has null: an infinite value of a clean sweep).
+    elo: Option<f64>,
+    lower: f64,
+    upper: f64,
+}
+
+/// The matches against fixed opponents in record `r`'s evaluation.
+fn anchor_results(r: &GenerationMetrics) -> Vec<AnchorResult> {
+    let Some(list) = r
+        .eval
+        .as_ref()
+        .and_then(|e| e.get("baselines"))
+        .and_then(|b| b.as_array())
+    else {
+        return Vec::new();
+    };
+    let num = |m: &serde_json::Value, k: &str| m.get(k).and_then(|v| v.as_f64());
+    list.iter()
+        .filter_map(|m| {
+            Some(AnchorResult {
+                opponent: m.get("opponent")?.as_str()?.to_string(),
+                elo: num(m, "elo"),
+                lower: num(m, "elo_lower").unwrap_or(f64::NAN),
+                upper: num(m, "elo_upper").unwrap_or(f64::NAN),
+            })
+        })
+        .collect()
+}
+
+/// The fixed opponents (baselines and anchors) named in the records'
+/// evaluations, in order of first appearance.
+fn opponents(records: &[GenerationMetrics]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for m in records.iter().flat_map(anchor_results) {
+        if !names.contains(&m.opponent) {
+            names.push(m.opponent);
+        }
+    }
+    names
 }
 
 /// The resignation figures of a generation: the threshold used, how many
