@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod cputime;
+pub mod error;
 pub mod lock;
 pub mod metrics;
 pub mod run;
@@ -10,4 +11,5 @@ pub mod samples;
 pub mod trainer;
 
 pub use config::{ConfigError, RunConfig};
+pub use error::TrainError;
 pub use run::{run, RunOptions, RunSummary};

@@ -7,7 +7,7 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use anyhow::{bail, Context, Result};
+use crate::error::{Result, TrainError};
 
 /// Held for the life of a run; removes the lock file on drop.
 #[derive(Debug)]
@@ -29,7 +29,7 @@ impl RunLock {
             match OpenOptions::new().write(true).create_new(true).open(&path) {
                 Ok(mut file) => {
                     write!(file, "{}", std::process::id())
-                        .with_context(|| format!("cannot write {}", path.display()))?;
+                        .map_err(TrainError::io("write", &path))?;
                     return Ok(RunLock { path });
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
@@ -40,20 +40,21 @@ impl RunLock {
                         let _ = std::fs::remove_file(&path);
                         continue;
                     }
-                    bail!(
-                        "run directory {} is in use by process {} (if no run is using it, \
-                         delete {})",
-                        root.display(),
-                        owner.trim(),
-                        path.display()
-                    );
+                    return Err(TrainError::Locked {
+                        root: root.to_path_buf(),
+                        owner: owner.trim().to_string(),
+                        lock: path,
+                    });
                 }
-                Err(e) => {
-                    return Err(e).with_context(|| format!("cannot create {}", path.display()))
-                }
+                Err(e) => return Err(TrainError::io("create", &path)(e)),
             }
         }
-        bail!("cannot take the lock {}", path.display())
+        // Taken over twice and lost both times: another run is starting.
+        Err(TrainError::Locked {
+            root: root.to_path_buf(),
+            owner: "starting at the same time".into(),
+            lock: path,
+        })
     }
 }
 

@@ -2,10 +2,10 @@
 
 use std::path::PathBuf;
 
-use anyhow::Result;
 use encoding::Encode;
 use model::bundle::read_meta;
 
+use crate::error::Result;
 use crate::metrics::GenerationMetrics;
 
 /// Paths inside a run directory (layout in the [`crate::run`] docs).

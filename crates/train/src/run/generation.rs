@@ -3,7 +3,6 @@
 
 use std::time::Instant;
 
-use anyhow::{Context, Result};
 use arena::evaluate::EvalSummary;
 use arena::EloEstimate;
 use encoding::Encode;
@@ -17,6 +16,7 @@ use super::report::{self, chain_step, rate};
 use super::selfplay_phase::{self, SelfPlayOutcome};
 use super::{bar, seed_for, shape_for, RunContext};
 use crate::cputime::process_cpu_seconds;
+use crate::error::{Result, TrainError};
 use crate::metrics::{append_metrics, GenerationMetrics};
 use crate::samples::{sample_batch, samples_from_records, ValueTargets};
 use crate::trainer::{LossStats, LossWeights, Trainer};
@@ -82,7 +82,8 @@ pub(super) fn generation<E: Encode>(ctx: &RunContext<'_, E>, g: u32) -> Result<(
     let mut meta = meta_for::<E>(&shape_for::<E>(ctx.config), g, &[]);
     meta.training = metrics.to_json();
     save_bundle(&ctx.dir.checkpoint(g), &trained.net, &meta)?;
-    append_metrics(&ctx.dir.metrics(), &metrics).context("cannot write metrics.jsonl")?;
+    append_metrics(&ctx.dir.metrics(), &metrics)
+        .map_err(TrainError::io("write", ctx.dir.metrics()))?;
     if ctx.config.eval.enabled {
         report::write_learning_curve::<E>(ctx.dir);
     }
@@ -131,19 +132,21 @@ fn train<E: Encode>(
     let t = &ctx.config.training;
     let records = load_window::<E>(&ctx.dir.replay(), g, t.replay_window)?;
     let samples = samples_from_records::<E>(&records, ValueTargets::from_config(t))
-        .map_err(anyhow::Error::msg)?;
-    anyhow::ensure!(
-        !samples.is_empty(),
-        "generation {g}: the replay buffer holds no training positions{}",
-        if ctx.config.selfplay.resign {
+        .map_err(TrainError::Records)?;
+    if samples.is_empty() {
+        let hint = if ctx.config.selfplay.resign {
             format!(
                 " (with resignation on, every game ended before a recorded search: \
                  resign_threshold {resign_threshold} is too high)"
             )
         } else {
             String::new()
-        }
-    );
+        };
+        return Err(TrainError::EmptyReplay {
+            generation: g,
+            hint,
+        });
+    }
     let steps = t.steps_for(
         played.stats.positions as u64,
         prev.train_samples_total,
@@ -169,7 +172,7 @@ fn train<E: Encode>(
     }
     pb.finish_and_clear();
     Ok(Trained {
-        net: trainer.into_net().context("training lost the network")?,
+        net: trainer.into_net().ok_or(TrainError::LostNetwork)?,
         loss,
         lr,
         seconds: t0.elapsed().as_secs_f64(),

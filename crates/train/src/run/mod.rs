@@ -38,7 +38,6 @@ mod selfplay_phase;
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result};
 use burn::tensor::Device;
 use encoding::Encode;
 use fsio::{remove_stale_temps, write_atomic};
@@ -49,6 +48,7 @@ use model::{Net, NetShape};
 pub use dir::RunDir;
 
 use crate::config::RunConfig;
+use crate::error::{Result, TrainError};
 
 /// Network shape of game `E` for the run's config.
 pub fn shape_for<E: Encode>(config: &RunConfig) -> NetShape {
@@ -126,17 +126,15 @@ pub fn run<E: Encode>(
     let dir = RunDir {
         root: run_dir.to_path_buf(),
     };
-    std::fs::create_dir_all(&dir.root)
-        .with_context(|| format!("cannot create run directory {}", dir.root.display()))?;
+    std::fs::create_dir_all(&dir.root).map_err(TrainError::io("create", &dir.root))?;
     let _lock = crate::lock::RunLock::acquire(&dir.root)?;
     // Leftovers of writers killed mid-write (`.tmp-*`, `.old-*`): nothing
     // else writes into a run directory, so they are garbage.
     for folder in [dir.root.clone(), dir.root.join("checkpoints"), dir.replay()] {
-        remove_stale_temps(&folder)
-            .with_context(|| format!("cannot clean temporary files in {}", folder.display()))?;
+        remove_stale_temps(&folder).map_err(TrainError::io("clean temporary files in", &folder))?;
     }
     let start = match &config.start {
-        Some(t) => E::from_text(t).map_err(|e| anyhow::anyhow!("config start position: {e}"))?,
+        Some(t) => E::from_text(t).map_err(|e| TrainError::StartPosition(e.to_string()))?,
         None => E::start(),
     };
     let mut done = open_run::<E>(config, &dir, device, options)?;
@@ -180,9 +178,9 @@ fn open_run<E: Encode>(
         resume::check_resumable::<E>(dir, g, &shape)?;
     }
     // The config of the latest invocation, for the record.
-    let text = toml::to_string(config).context("cannot serialise config")?;
-    write_atomic(&dir.root.join("config.toml"), text.as_bytes())
-        .context("cannot write config.toml")?;
+    let text = toml::to_string(config)?;
+    let path = dir.root.join("config.toml");
+    write_atomic(&path, text.as_bytes()).map_err(TrainError::io("write", &path))?;
     if let Some(g) = resumed {
         return resume::resume::<E>(dir, g, &shape, device);
     }

@@ -3,13 +3,13 @@
 
 use std::path::Path;
 
-use anyhow::{Context, Result};
 use burn::tensor::Device;
 use encoding::Encode;
 use model::bundle::{load_bundle, meta_for, save_bundle};
 use model::NetShape;
 
 use super::RunDir;
+use crate::error::{Result, TrainError};
 use crate::metrics::{append_metrics, read_metrics};
 
 /// The config must fit the run in `dir` (newest generation `g`): the same
@@ -23,23 +23,25 @@ pub(super) fn check_resumable<E: Encode>(dir: &RunDir, g: u32, shape: &NetShape)
         .unwrap_or(serde_json::Value::Null);
     // An unreadable model.json is reported by the full load that follows.
     if let Some(variant) = meta.get("variant").and_then(|v| v.as_str()) {
-        anyhow::ensure!(
-            variant == E::VARIANT.as_str(),
-            "run directory {} holds a {variant} run, the config is for {}; use another --run-dir",
-            dir.root.display(),
-            E::VARIANT
-        );
+        if variant != E::VARIANT.as_str() {
+            return Err(TrainError::Mismatch(format!(
+                "run directory {} holds a {variant} run, the config is for {}; use another --run-dir",
+                dir.root.display(),
+                E::VARIANT
+            )));
+        }
     }
     if let Some(Ok(theirs)) = meta
         .get("shape")
         .map(|s| serde_json::from_value::<NetShape>(s.clone()))
     {
-        anyhow::ensure!(
-            &theirs == shape,
-            "run directory {} holds a network with {}; use another --run-dir or the run's own config.toml",
-            dir.root.display(),
-            shape_difference(&theirs, shape)
-        );
+        if &theirs != shape {
+            return Err(TrainError::Mismatch(format!(
+                "run directory {} holds a network with {}; use another --run-dir or the run's own config.toml",
+                dir.root.display(),
+                shape_difference(&theirs, shape)
+            )));
+        }
     }
     Ok(())
 }
@@ -86,14 +88,19 @@ pub(super) fn resume<E: Encode>(
     shape: &NetShape,
     device: &Device,
 ) -> Result<u32> {
-    let (_, meta) = load_bundle::<E>(&dir.checkpoint(g), device).with_context(|| {
-        format!(
-            "the newest checkpoint {} does not load; completed generations are never \
-             rewritten, so restore it or move it out of the run directory and run again",
-            dir.checkpoint(g).display()
-        )
+    let (_, meta) = load_bundle::<E>(&dir.checkpoint(g), device).map_err(|source| {
+        TrainError::DamagedCheckpoint {
+            path: dir.checkpoint(g),
+            source,
+        }
     })?;
-    anyhow::ensure!(&meta.shape == shape, "network shape changed while loading");
+    if &meta.shape != shape {
+        return Err(TrainError::Mismatch(format!(
+            "the newest checkpoint {} has {}",
+            dir.checkpoint(g).display(),
+            shape_difference(&meta.shape, shape)
+        )));
+    }
     eprintln!(
         "resuming {}: generation {g} is the last completed, continuing with {}",
         dir.root.display(),
@@ -112,7 +119,7 @@ fn restore_metrics<E: Encode>(dir: &RunDir, done: u32) -> Result<()> {
     let path = dir.metrics();
     let logged: Vec<u32> = if path.exists() {
         read_metrics(&path)
-            .map_err(anyhow::Error::msg)?
+            .map_err(TrainError::Metrics)?
             .iter()
             .map(|r| r.generation)
             .collect()
@@ -124,7 +131,7 @@ fn restore_metrics<E: Encode>(dir: &RunDir, done: u32) -> Result<()> {
             continue;
         }
         if let Some(record) = dir.metrics_of::<E>(g)? {
-            append_metrics(&path, &record).context("cannot write metrics.jsonl")?;
+            append_metrics(&path, &record).map_err(TrainError::io("write", &path))?;
         }
     }
     Ok(())
@@ -144,14 +151,17 @@ pub(super) fn start_from_bundle<E: Encode>(
     shape: &NetShape,
     device: &Device,
 ) -> Result<u32> {
-    let (net, meta) = load_bundle::<E>(bundle, device)
-        .with_context(|| format!("--init-from {}", bundle.display()))?;
-    anyhow::ensure!(
-        &meta.shape == shape,
-        "--init-from {}: the bundle's network has {}; set [network] in the config to the bundle's shape",
-        bundle.display(),
-        shape_difference(&meta.shape, shape)
-    );
+    let (net, meta) = load_bundle::<E>(bundle, device).map_err(|source| TrainError::InitFrom {
+        path: bundle.to_path_buf(),
+        source,
+    })?;
+    if &meta.shape != shape {
+        return Err(TrainError::Mismatch(format!(
+            "--init-from {}: the bundle's network has {}; set [network] in the config to the bundle's shape",
+            bundle.display(),
+            shape_difference(&meta.shape, shape)
+        )));
+    }
     let g = meta.generation;
     let mut copy = meta_for::<E>(shape, g, &[]);
     copy.training = meta.training.clone();

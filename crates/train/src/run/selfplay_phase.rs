@@ -3,7 +3,6 @@
 
 use std::time::Instant;
 
-use anyhow::Result;
 use burn::module::Module;
 use burn::tensor::Device;
 use encoding::Encode;
@@ -15,6 +14,7 @@ use selfplay::replay::{chunk_name, list_chunks};
 use selfplay::{play_games_parallel, read_chunk, write_chunk, Chunk, GameRecord, SelfPlayConfig};
 
 use super::{bar, seed_for, RunContext};
+use crate::error::{Result, TrainError};
 
 /// The games of a generation and what playing them cost.
 pub(super) struct SelfPlayOutcome {
@@ -38,7 +38,9 @@ impl SelfPlayOutcome {
 fn reused_games<E: Encode>(ctx: &RunContext<'_, E>, g: u32) -> Result<(Vec<GameRecord>, u32)> {
     let mut games = Vec::new();
     let mut next_part = 0;
-    for (gen, part, path) in list_chunks(&ctx.dir.replay())? {
+    let replay = ctx.dir.replay();
+    let chunks = list_chunks(&replay).map_err(TrainError::io("list", &replay))?;
+    for (gen, part, path) in chunks {
         if gen == g {
             games.extend(read_chunk::<E>(&path)?.games);
             next_part = part + 1;
