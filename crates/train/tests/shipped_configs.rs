@@ -23,7 +23,7 @@ fn configs() -> Vec<PathBuf> {
 #[test]
 fn every_shipped_config_loads() {
     let paths = configs();
-    // The five variants' main jobs, the three A/B arms and the four
+XX
     // Expert Iteration experiments.
     assert_eq!(paths.len(), 12, "{paths:?}");
     for path in &paths {
