@@ -4,8 +4,7 @@
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rules::Game;
-use search::{Evaluator, Mcts, SearchConfig};
-use std::time::Instant;
+use search::{Batch, Evaluator, Mcts, SearchConfig, SearchLimit};
 
 /// A contestant of a game or match (a player in the everyday sense, which
 /// is what the implementors' names say: [`RandomPlayer`], [`MctsPlayer`],
@@ -28,14 +27,27 @@ pub trait Contestant<G: Game>: Send {
     }
 }
 
-/// How much a search player may think per action.
+/// How much a search player may think per action, as a player spec
+/// states it (`uct:800`, `bundle:PATH:250ms`); each action's
+/// [`SearchLimit`] comes from it ([`Budget::limit`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Budget {
     /// This many simulations (root visits) per action.
     Nodes(u32),
-    /// Search until this much wall time has passed (at least one batch of
-    /// leaves is evaluated).
+    /// This much wall time per action, under the search's time policy
+    /// ([`search::Stopper`]: the root is always evaluated, and no batch of
+    /// leaves is started that would end past the time).
     Time(std::time::Duration),
+}
+
+impl Budget {
+    /// The limit of one action's search, starting now.
+    pub fn limit(self) -> SearchLimit {
+        match self {
+            Budget::Nodes(n) => SearchLimit::nodes(n),
+            Budget::Time(t) => SearchLimit::time(t),
+        }
+    }
 }
 
 /// Uniformly random legal actions.
@@ -123,32 +135,14 @@ impl<G: Game, E: Evaluator<G> + Send> Contestant<G> for MctsPlayer<G, E> {
         match legal.len() {
             0 => None,
             1 => Some(legal[0]),
-            _ => match self.budget {
-                Budget::Nodes(simulations) => {
-                    let tree: Mcts<G> = search::search(
-                        game,
-                        &mut self.evaluator,
-                        &self.config,
-                        simulations,
-                        &mut self.rng,
-                    );
-                    tree.choose_action(0.0, &mut self.rng)
-                }
-                Budget::Time(limit) => {
-                    let deadline = Instant::now() + limit;
-                    let mut trees = [Mcts::new(game.clone(), &self.config)];
-                    let mut first = true;
-                    search::run_batched_until(
-                        &mut trees,
-                        &mut self.evaluator,
-                        u32::MAX,
-                        self.config.leaves_per_batch,
-                        &mut self.rng,
-                        || !std::mem::take(&mut first) && Instant::now() >= deadline,
-                    );
-                    trees[0].choose_action(0.0, &mut self.rng)
-                }
-            },
+            _ => {
+                let limit = self.budget.limit();
+                let mut trees = [Mcts::new(game.clone(), &self.config)];
+                let mut batch = Batch::new(self.config.leaves_per_batch);
+                let (evaluator, rng) = (&mut self.evaluator, &mut self.rng);
+                batch.run(&mut trees, evaluator, &limit, rng, |_| false);
+                trees[0].choose_action(0.0, &mut self.rng)
+            }
         }
     }
 }

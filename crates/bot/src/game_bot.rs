@@ -2,7 +2,6 @@
 //! position.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
@@ -10,7 +9,7 @@ use model::{load_bundle, BundleMeta, Net, NetEvaluator};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use rules::{Game, Outcome};
-use search::{run_batched_until, Evaluator, Mcts, SearchConfig, Wdl};
+use search::{Batch, Evaluator, Mcts, SearchConfig, SearchLimit, Wdl};
 
 use crate::analysis::{ActionInfo, Analysis, RootInfo, SearchInfo};
 use crate::error::BotError;
@@ -166,84 +165,29 @@ impl<G: BotGame> GameBot<G> {
         self.rng = StdRng::seed_from_u64(seed);
     }
 
-    /// The node bound of one decision from `limits` and the strength cap.
-    fn node_limit(&self, limits: &Limits) -> Result<u32, BotError> {
-        let bound = match (limits.nodes, self.strength.max_nodes) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        };
-        match bound {
-            Some(n) => Ok(n.max(1)),
-            None if limits.time.is_some() || limits.stop.is_some() => Ok(u32::MAX),
-            None => Err(BotError::Setting(
-                "no search limit: give nodes, a time or a stop flag".into(),
-            )),
-        }
-    }
-
-    /// Search `tree` until it has `node_limit` root visits, `deadline`
-    /// passes (predicted: a batch is not started if the previous one would
-    /// overrun it), or `stop` is set; at least one root evaluation is made
-    /// unless stopped first. Calls `on_info` every [`INFO_INTERVAL`].
+    /// Search `tree` until `limit` stops it ([`search::Batch::run`]: at
+    /// least one root evaluation unless stopped first, no batch started
+    /// that would overrun the deadline). Calls `on_info` every
+    /// [`INFO_INTERVAL`] counted from `started`.
     fn run_search(
         &mut self,
         tree: &mut Mcts<G>,
-        node_limit: u32,
-        deadline: Option<Instant>,
-        stop: Option<&AtomicBool>,
+        limit: &SearchLimit,
         started: Instant,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) {
-        let leaves = self.config.leaves_per_batch;
-        let stopped = || stop.is_some_and(|s| s.load(Ordering::Relaxed));
-        let trees = std::slice::from_mut(tree);
-        if trees[0].visits() == 0 && !stopped() {
-            run_batched_until(trees, &mut self.evaluator, 1, leaves, &mut self.rng, || {
-                false
-            });
-        }
         let mut next_report = started + INFO_INTERVAL;
-        let mut step = Duration::ZERO;
-        loop {
-            let mut report_due = false;
-            let mut finished = false;
-            let mut last = Instant::now();
-            run_batched_until(
-                trees,
-                &mut self.evaluator,
-                node_limit,
-                leaves,
-                &mut self.rng,
-                || {
-                    let now = Instant::now();
-                    // A decaying maximum of recent batch durations.
-                    step = (now - last).max(step * 3 / 4);
-                    last = now;
-                    if stopped() || deadline.is_some_and(|d| now + step >= d) {
-                        finished = true;
-                    } else if now >= next_report {
-                        report_due = true;
-                    }
-                    finished || report_due
-                },
-            );
+        let trees = std::slice::from_mut(tree);
+        let mut batch = Batch::new(self.config.leaves_per_batch);
+        let (evaluator, rng) = (&mut self.evaluator, &mut self.rng);
+        batch.run(trees, evaluator, limit, rng, |trees| {
             let tree = &trees[0];
-            if finished || !report_due || tree.is_terminal() || tree.visits() >= node_limit {
-                return;
+            if tree.visits() > 0 && Instant::now() >= next_report {
+                on_info(&search_info(tree, started));
+                next_report += INFO_INTERVAL;
             }
-            on_info(&self.search_info(tree, started, tree.visits()));
-            next_report += INFO_INTERVAL;
-        }
-    }
-
-    /// Progress of `tree` for reporting.
-    fn search_info(&self, tree: &Mcts<G>, started: Instant, nodes: u32) -> SearchInfo {
-        SearchInfo {
-            nodes,
-            time_ms: started.elapsed().as_millis() as u64,
-            wdl: tree.root_wdl(),
-            pv: moves_of_line(tree.root_state(), &tree.principal_variation(MAX_PV)),
-        }
+            false
+        });
     }
 
     /// One network evaluation of `game`: priors over `legal` and the WDL.
@@ -313,9 +257,7 @@ impl<G: BotGame> GameBot<G> {
             return Err(BotError::GameOver(describe_outcome(&outcome)));
         }
         let started = Instant::now();
-        let node_limit = self.node_limit(limits)?;
-        let deadline = limits.time.map(|t| started + t);
-        let stop = limits.stop.as_deref();
+        let limit = limits.search_limit(started, self.strength.max_nodes)?;
         let side = self.game.side_to_move();
         let mut game = self.game.clone();
         let mut actions: Vec<G::Action> = Vec::new();
@@ -342,21 +284,12 @@ impl<G: BotGame> GameBot<G> {
                     .take()
                     .unwrap_or_else(|| Mcts::new(game.clone(), &self.config));
                 let before = t.visits();
-                let part_deadline = match deadline {
-                    Some(d) if G::MULTI_ACTION_MOVES && actions.is_empty() => {
-                        Some(started + (d - started) * 3 / 5)
-                    }
-                    d => d,
-                };
-                let part_limit = if legal.len() == 1 {
-                    before.saturating_add(1)
-                } else {
-                    node_limit
-                };
-                self.run_search(&mut t, part_limit, part_deadline, stop, started, on_info);
+                let part =
+                    action_limit::<G>(&limit, started, before, legal.len(), actions.is_empty());
+                self.run_search(&mut t, &part, started, on_info);
                 nodes = nodes.saturating_add(t.visits().saturating_sub(before));
                 if first.is_none() {
-                    first = Some(self.search_info(&t, started, t.visits()));
+                    first = Some(search_info(&t, started));
                 }
                 let action = t
                     .choose_action(self.strength.temperature, &mut self.rng)
@@ -410,25 +343,10 @@ impl<G: BotGame> GameBot<G> {
     /// [`BotError::Setting`] when `limits` give no bound.
     pub fn analyse(&mut self, limits: &Limits, top: usize) -> Result<Analysis, BotError> {
         let started = Instant::now();
-        let node_limit = match (limits.nodes, limits.time, &limits.stop) {
-            (None, None, None) => {
-                return Err(BotError::Setting(
-                    "no search limit: give nodes, a time or a stop flag".into(),
-                ))
-            }
-            (n, _, _) => n.unwrap_or(u32::MAX).max(1),
-        };
+        let limit = limits.search_limit(started, None)?;
         let mut tree = Mcts::new(self.game.clone(), &self.config);
         if !tree.is_terminal() {
-            let deadline = limits.time.map(|t| started + t);
-            self.run_search(
-                &mut tree,
-                node_limit,
-                deadline,
-                limits.stop.as_deref(),
-                started,
-                &mut |_| {},
-            );
+            self.run_search(&mut tree, &limit, started, &mut |_| {});
         }
         let mut children = tree.root_children();
         children.sort_by(|a, b| b.visits.cmp(&a.visits).then(b.prior.total_cmp(&a.prior)));
@@ -471,4 +389,36 @@ impl<G: BotGame> GameBot<G> {
             time_ms: started.elapsed().as_millis() as u64,
         })
     }
+}
+
+/// Progress of `tree` for reporting, searched since `started`.
+fn search_info<G: BotGame>(tree: &Mcts<G>, started: Instant) -> SearchInfo {
+    SearchInfo {
+        nodes: tree.visits(),
+        time_ms: started.elapsed().as_millis() as u64,
+        wdl: tree.root_wdl(),
+        pv: moves_of_line(tree.root_state(), &tree.principal_variation(MAX_PV)),
+    }
+}
+
+/// The limit of one action's search within a move searched under `limit`
+/// since `started`, from a tree with `visits` root visits and `legal`
+/// legal actions: a forced action (the only legal one) gets one more
+/// visit; the first action of a move of several (Loki) gets 3/5 of the
+/// time, leaving the rest for the actions after it.
+fn action_limit<G: Game>(
+    limit: &SearchLimit,
+    started: Instant,
+    visits: u32,
+    legal: usize,
+    first: bool,
+) -> SearchLimit {
+    let mut part = limit.clone();
+    if legal == 1 {
+        part.nodes = visits.saturating_add(1);
+    }
+    if G::MULTI_ACTION_MOVES && first {
+        part.deadline = limit.deadline.map(|d| started + (d - started) * 3 / 5);
+    }
+    part
 }

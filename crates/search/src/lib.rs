@@ -7,8 +7,12 @@
 //!   ([`Mcts::select_leaves`] / [`Mcts::pending_leaves`] /
 //!   [`Mcts::apply_evaluations`]) so one worker can put many games' leaves
 //!   into one network batch, with virtual loss spreading each tree's leaves.
-//! - [`run_batched`], [`run_batched_until`] (with a stop check for UCI),
-//!   [`step_batched`], [`search`]: drivers over that API.
+//! - [`SearchLimit`]: the one budget of a search (nodes, a deadline, a
+//!   stop flag) with its time policy ([`Stopper`]).
+//! - [`Batch`]: the one batched step ([`Batch::step`] over any
+//!   [`BatchedSearch`]: self-play's games) and the one search loop
+//!   ([`Batch::run`]: matches and bots); [`run_batched`] and [`search`]
+//!   are shorthands for a node budget.
 //! - [`Evaluator`]: the batch interface a network implements;
 //!   [`UniformEvaluator`] (zero cost) and [`RolloutEvaluator`] (pure UCT
 //!   with random playouts) need no network.
@@ -22,6 +26,8 @@
 //!
 //! Source layout: `tree/` holds [`Mcts`] by concept (arena and reroot in
 //! `mod.rs`, then `select`, `expand`, `backup`, `decisive`, `report`);
+//! `limit.rs` the search limit, `step.rs` the batched step and `run.rs`
+//! the loop over it;
 //! `root/` holds the root policies behind one trait, one file each
 //! (`puct` with `dirichlet` and `forced`, `gumbel`); `gumbel.rs` is the
 //! Gumbel arithmetic and `proof.rs` the wins in two.
@@ -43,13 +49,15 @@
 
 #![warn(missing_docs)]
 
-mod batch;
 mod config;
 mod evaluator;
 mod gumbel;
+mod limit;
 mod node;
 mod proof;
 mod root;
+mod run;
+mod step;
 mod tree;
 
 #[cfg(test)]
@@ -59,7 +67,6 @@ mod tests;
 #[cfg(test)]
 mod toy;
 
-pub use batch::{run_batched, run_batched_until, search, step_batched};
 pub use config::{
     ConfigError, RootKind, SearchConfig, TemperatureSchedule, PLAY_POLICY_TEMPERATURE,
 };
@@ -68,7 +75,10 @@ pub use gumbel::{
     completed_q, considered_visit, improved_policy, logit, mixed_value, sequential_halving,
     sigma_scale, HalvingPhase,
 };
+pub use limit::{SearchLimit, Stopper};
 pub use root::RootSelection;
+pub use run::{run_batched, search};
+pub use step::{Batch, BatchedSearch, TreeWork};
 pub use tree::{ChildStats, Mcts, SearchError};
 
 /// Bytes per tree node, not counting the action stored beside it

@@ -460,7 +460,8 @@ fn one_evaluator_call_per_step_for_all_trees() {
         .map(|_| Mcts::new(TicTacToe::start(), &quiet()))
         .collect();
     let mut eval = CountingEvaluator::default();
-    let steps = run_batched_until(&mut trees, &mut eval, 17, 4, &mut rng(), || false);
+    let limit = SearchLimit::nodes(17);
+    let steps = Batch::new(4).run(&mut trees, &mut eval, &limit, &mut rng(), |_| false);
     // Step 1: each root alone (1 leaf per tree); then 4 leaves per tree
     // until 17 visits: 1 + 4 + 4 + 4 + 4 = 17.
     assert_eq!(eval.batches, vec![4, 16, 16, 16, 16]);
@@ -777,31 +778,19 @@ fn choose_action_by_temperature() {
 #[test]
 fn stop_check_between_steps() {
     let mut trees = vec![Mcts::new(TicTacToe::start(), &quiet())];
-    let steps = run_batched_until(
-        &mut trees,
-        &mut UniformEvaluator,
-        1000,
-        8,
-        &mut rng(),
-        || true,
-    );
+    let limit = SearchLimit::nodes(1000);
+    let eval = &mut UniformEvaluator;
+    let steps = Batch::new(8).run(&mut trees, eval, &limit, &mut rng(), |_| true);
     assert_eq!((steps, trees[0].visits()), (0, 0));
     let flag = std::sync::atomic::AtomicBool::new(false);
     let mut calls = 0;
-    let steps = run_batched_until(
-        &mut trees,
-        &mut UniformEvaluator,
-        1000,
-        8,
-        &mut rng(),
-        || {
-            calls += 1;
-            if calls == 4 {
-                flag.store(true, std::sync::atomic::Ordering::Relaxed);
-            }
-            flag.load(std::sync::atomic::Ordering::Relaxed)
-        },
-    );
+    let steps = Batch::new(8).run(&mut trees, eval, &limit, &mut rng(), |_| {
+        calls += 1;
+        if calls == 4 {
+            flag.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        flag.load(std::sync::atomic::Ordering::Relaxed)
+    });
     // Steps of 1, 8, 8 leaves, then stopped.
     assert_eq!(steps, 3);
     assert_eq!(trees[0].visits(), 17);

@@ -45,7 +45,8 @@ pub enum RootSelection {
     ///   actions with the largest `g + logits` are considered (Gumbel-top-k);
     /// - sequential halving ([`crate::sequential_halving`]) spreads the
     ///   `simulations - 1` root-child visits of the search (the first
-    ///   simulation evaluates the root; see [`crate::Mcts::set_simulations`]) over
+    ///   simulation evaluates the root; the budget is the search's node
+    ///   limit, [`crate::SearchLimit::nodes`]) over
     ///   them: a descent goes to the considered action with the
     ///   scheduled visit count ([`crate::considered_visit`]) and the largest
     ///   `g + logits + sigma(q_hat)`, `q_hat` the completed Q
@@ -81,7 +82,7 @@ pub(crate) struct RootView<'a> {
     pub config: &'a SearchConfig,
     /// Root exploration on for this search ([`crate::Mcts::exploration`]).
     pub explore: bool,
-    /// Root visits the search will reach ([`crate::Mcts::set_simulations`]; 0 = unset).
+    /// Root visits the search will reach (the batched step's node limit; 0 = unset).
     pub simulations: u32,
     /// The network's value (`W - L`, root's side to move) of the root, once evaluated.
     pub raw_value: Option<f32>,

@@ -58,7 +58,7 @@ pub enum SearchError {
 /// 3. [`Mcts::apply_evaluations`] expands the leaves with the priors, backs
 ///    up the WDLs and removes the virtual losses.
 ///
-/// [`crate::run_batched`] does this for many trees in lockstep.
+/// [`crate::Batch::step`] does this for many trees in lockstep.
 ///
 /// # Values
 /// Values are scalars `W - L` in `[-1, 1]` derived from WDL triples. Each
@@ -223,7 +223,7 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Tell the tree its search budget: the root visits the search will
-    /// reach, as passed to [`crate::run_batched`] (which calls this). A
+    /// reach, its node limit in the batched step (which calls this). A
     /// Gumbel root plans sequential halving over `simulations - 1` child
     /// visits (the first simulation is the root's own evaluation); PUCT
     /// ignores it. Unset (0), the Gumbel schedule degrades to one visit per
