@@ -1,14 +1,32 @@
 //! Self-play: workers that play many games at once with batched network
 //! evaluation, the game records they produce, and the replay buffer.
+//!
+//! Source layout: `config` (the `[selfplay]` settings and their checks),
+//! `driver` ([`play_games`]: the games in flight and the batched steps),
+//! `slot` (one game in flight and its move's search), `advance` (playing
+//! a searched move), `adjudicate` (results at the ply cap), `stats`,
+//! `parallel` ([`play_games_parallel`]: the worker threads); `resign`,
+//! `record`, `replay` and `timed` as their names say.
 
+mod adjudicate;
+mod advance;
+mod config;
+mod driver;
+mod parallel;
 pub mod record;
 pub mod replay;
 pub mod resign;
+mod slot;
+mod stats;
 pub mod timed;
-pub mod worker;
 
+#[cfg(test)]
+mod tests;
+
+pub use adjudicate::{adjudicate, PlyCapWinner};
+pub use config::SelfPlayConfig;
+pub use driver::{play_games, Games};
+pub use parallel::play_games_parallel;
 pub use record::{GameRecord, SearchTarget};
 pub use replay::{load_window, read_chunk, write_chunk, Chunk, ReplayError};
-pub use worker::{
-    adjudicate, play_games, play_games_parallel, PlyCapWinner, SelfPlayConfig, SelfPlayStats,
-};
+pub use stats::SelfPlayStats;

@@ -34,6 +34,18 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The empty record of a game from the position text `start`: no
+    /// actions yet, no result.
+    pub fn new(start: String) -> Self {
+        GameRecord {
+            start,
+            actions: Vec::new(),
+            targets: Vec::new(),
+            winner: None,
+            ply_capped: false,
+        }
+    }
+
     /// Final score from `player`'s view: 1 win, 0 draw, -1 loss.
     pub fn score_for(&self, player: Player) -> f32 {
         match self.winner {

@@ -323,15 +323,19 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
     let t = Instant::now();
     let mut stats = selfplay::SelfPlayStats::default();
     let mut seed = 0;
+    let start = G::start();
     while t.elapsed().as_secs_f64() < args.seconds.max(1.0) * 3.0 {
-        let s = selfplay::play_games_parallel(
-            &G::start(),
-            |_| Timed::new(NetEvaluator::<G>::new(net.clone(), device.clone()), &log),
-            &config.search,
-            sp,
-            games,
-            workers,
+        let plan = selfplay::Games {
+            start: &start,
+            search: &config.search,
+            config: sp,
+            count: games,
             seed,
+        };
+        let s = selfplay::play_games_parallel(
+            &plan,
+            workers,
+            |_| Timed::new(NetEvaluator::<G>::new(net.clone(), device.clone()), &log),
             |_| {},
         );
         stats.games += s.games;

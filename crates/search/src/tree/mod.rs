@@ -228,7 +228,7 @@ impl<G: Game> Mcts<G> {
     /// visits (the first simulation is the root's own evaluation); PUCT
     /// ignores it. Unset (0), the Gumbel schedule degrades to one visit per
     /// considered action per phase.
-    pub fn set_simulations(&mut self, simulations: u32) {
+    pub(crate) fn set_simulations(&mut self, simulations: u32) {
         self.simulations = simulations;
     }
 

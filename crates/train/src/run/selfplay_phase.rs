@@ -11,7 +11,9 @@ use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use search::{RolloutEvaluator, RolloutMix};
 use selfplay::replay::{chunk_name, list_chunks};
-use selfplay::{play_games_parallel, read_chunk, write_chunk, Chunk, GameRecord, SelfPlayConfig};
+use selfplay::{
+    play_games_parallel, read_chunk, write_chunk, Chunk, GameRecord, Games, SelfPlayConfig,
+};
 
 use super::{bar, seed_for, RunContext};
 use crate::error::{Result, TrainError};
@@ -126,8 +128,16 @@ fn play_part<E: Encode>(
 ) -> Result<(Chunk, selfplay::SelfPlayStats)> {
     let mut part_games = Vec::with_capacity(n);
     let seed = seed_for(ctx.config, g, part);
+    let games = Games {
+        start: ctx.start,
+        search: &ctx.config.search,
+        config: sp,
+        count: n,
+        seed,
+    };
     let stats = play_games_parallel(
-        ctx.start,
+        &games,
+        sp.workers,
         |w| {
             let playouts = RolloutEvaluator::new(
                 1,
@@ -137,11 +147,6 @@ fn play_part<E: Encode>(
             let net_eval = NetEvaluator::<E>::new(net.clone(), device.clone());
             RolloutMix::new(net_eval, playouts, sp.rollout_mix_at(g))
         },
-        &ctx.config.search,
-        sp,
-        n,
-        sp.workers,
-        seed,
         |r| {
             pb.inc(1);
             part_games.push(r);
