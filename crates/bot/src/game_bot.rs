@@ -406,7 +406,7 @@ fn search_info<G: BotGame>(tree: &Mcts<G>, started: Instant) -> SearchInfo {
 /// legal actions: a forced action (the only legal one) gets one more
 /// visit; the first action of a move of several (Loki) gets 3/5 of the
 /// time, leaving the rest for the actions after it.
-fn action_limit<G: Game>(
+fn action_limit<G: BotGame>(
     limit: &SearchLimit,
     started: Instant,
     visits: u32,
