@@ -10,6 +10,6 @@ fuzz_target!(|data: &[u8]| {
     for variant in VariantId::ALL {
         rules::with_variant!(variant, G => {
             let _ = model::bundle::parse_meta::<G>(data, Path::new("fuzz"));
-        }, else ());
+        });
     }
 });

@@ -263,8 +263,7 @@ pub fn evaluate_generation_for(
     generation: u32,
     seed: u64,
 ) -> EvalSummary {
-    rules::with_variant!(variant, G => evaluate_generation::<G>(new, previous, device, cfg, generation, seed),
-        else EvalSummary { generation, vs_previous: None, baselines: Vec::new(), promote: !cfg.gate, seconds: 0.0 })
+    rules::with_variant!(variant, G => evaluate_generation::<G>(new, previous, device, cfg, generation, seed))
 }
 
 #[cfg(test)]

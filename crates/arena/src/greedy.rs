@@ -17,7 +17,8 @@ use rules::{Game, Player as Side};
 
 use crate::player::Contestant;
 
-/// A static evaluation for the greedy player.
+/// A static evaluation for the greedy player; every variant of the list
+/// (`rules::for_each_variant!`) has one.
 pub trait Heuristic: Game {
     /// Value of this position for `side`, in pawn-like units (higher is
     /// better for `side`). Called on non-terminal positions.
@@ -114,6 +115,10 @@ impl Heuristic for rules::Loki {
         tafl_value(self.state(), side)
     }
 }
+
+// Every variant of the list needs a heuristic (a new entry without one
+// fails to compile here).
+rules::every_variant_implements!(Heuristic);
 
 /// The greedy player (module docs).
 pub struct GreedyPlayer {

@@ -40,7 +40,10 @@ pub fn termination(game: &MatchGame) -> String {
 
 /// Whether records of `variant` are PGN (chess variants) or text lines.
 pub fn uses_pgn(variant: VariantId) -> bool {
-    matches!(variant, VariantId::Losers | VariantId::Viking)
+    match variant {
+        VariantId::Losers | VariantId::Viking => true,
+        VariantId::Hnefatafl | VariantId::Loki | VariantId::Shakti => false,
+    }
 }
 
 fn escape(tag: &str) -> String {

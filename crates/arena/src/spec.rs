@@ -294,7 +294,7 @@ pub fn fairy_stockfish_setup(
                 FenDialect::VikingBlackPawnO,
             ))
         }
-        _ => Err(SpecError::UciVariant {
+        VariantId::Hnefatafl | VariantId::Loki | VariantId::Shakti => Err(SpecError::UciVariant {
             spec: spec.to_string(),
             variant,
         }),

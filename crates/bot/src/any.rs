@@ -5,49 +5,40 @@ use std::path::Path;
 use burn::tensor::Device;
 use model::bundle::peek_variant;
 use model::BundleMeta;
-use rules::{Game, Hnefatafl, Loki, Losers, Outcome, Player, Shakti, VariantId, Viking};
+use rules::{Game, Outcome, Player, VariantId};
 
 use crate::analysis::{Analysis, SearchInfo};
 use crate::error::BotError;
 use crate::game_bot::{parse_position, GameBot, MoveChoice};
 use crate::limits::{Limits, Strength};
 
-/// A bot of any variant, chosen at run time from a bundle's `model.json`.
-pub enum Bot {
-    /// Losers chess.
-    Losers(GameBot<Losers>),
-    /// Viking chess.
-    Viking(GameBot<Viking>),
-    /// Hnefatafl.
-    Hnefatafl(GameBot<Hnefatafl>),
-    /// Loki.
-    Loki(GameBot<Loki>),
-    /// Shakti.
-    Shakti(GameBot<Shakti>),
-}
+/// The `Bot` enum, its `From<GameBot<_>>` impls and the `each!` macro
+/// (`each!(bot, b => body)`: `body` with `b` bound to the inner
+/// `GameBot` of whichever variant), from the variant list
+/// (`rules::for_each_variant!`). `$d` is a `$` token, for the inner macro.
+macro_rules! bot_enum {
+    (($d:tt) $($(#[$doc:meta])* $name:ident = $id:literal, $ty:ty;)*) => {
+        /// A bot of any variant, chosen at run time from a bundle's `model.json`.
+        pub enum Bot {
+            $($(#[$doc])* $name(GameBot<$ty>),)*
+        }
 
-macro_rules! each {
-    ($bot:expr, $b:ident => $body:expr) => {
-        match $bot {
-            Bot::Losers($b) => $body,
-            Bot::Viking($b) => $body,
-            Bot::Hnefatafl($b) => $body,
-            Bot::Loki($b) => $body,
-            Bot::Shakti($b) => $body,
+        $(impl From<GameBot<$ty>> for Bot {
+            fn from(bot: GameBot<$ty>) -> Bot {
+                Bot::$name(bot)
+            }
+        })*
+
+        macro_rules! each {
+            ($d bot:expr, $d b:ident => $d body:expr) => {
+                match $d bot {
+                    $(Bot::$name($d b) => $d body,)*
+                }
+            };
         }
     };
 }
-
-macro_rules! from_game_bot {
-    ($($g:ident),*) => {$(
-        impl From<GameBot<$g>> for Bot {
-            fn from(bot: GameBot<$g>) -> Bot {
-                Bot::$g(bot)
-            }
-        }
-    )*};
-}
-from_game_bot!(Losers, Viking, Hnefatafl, Loki, Shakti);
+rules::for_each_variant!(bot_enum! { ($) });
 
 impl Bot {
     /// Load the bundle at `dir` onto `device`; the variant comes from its
@@ -57,8 +48,7 @@ impl Bot {
     /// [`BotError::Bundle`] for a missing, unreadable or unfitting bundle.
     pub fn load(dir: &Path, device: &Device) -> Result<Bot, BotError> {
         let variant = peek_variant(dir)?;
-        rules::with_variant!(variant, G => Ok(Bot::from(GameBot::<G>::from_bundle(dir, device)?)),
-            else Err(BotError::Setting(format!("variant {variant} is not available in this build"))))
+        rules::with_variant!(variant, G => Ok(Bot::from(GameBot::<G>::from_bundle(dir, device)?)))
     }
 
     /// [`Bot::load`], requiring the bundle to be for `variant`.
@@ -186,6 +176,5 @@ pub fn validate_position<S: AsRef<str>>(
     position: Option<&str>,
     moves: &[S],
 ) -> Result<(), BotError> {
-    rules::with_variant!(variant, G => parse_position::<G, S>(position, moves).map(|_| ()),
-        else Err(BotError::Setting(format!("variant {variant} is not available in this build"))))
+    rules::with_variant!(variant, G => parse_position::<G, S>(position, moves).map(|_| ()))
 }

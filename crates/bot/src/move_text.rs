@@ -1,44 +1,15 @@
-//! What the bot needs from a variant beyond [`encoding::Encode`]: the text
-//! of a whole move made of several atomic actions.
+//! Move tokens of a line of atomic actions ([`moves_of_line`]), and
+//! [`BotGame`], the bound of a playable variant.
 
 use encoding::Encode;
-use rules::{Hnefatafl, Loki, Losers, Shakti, Viking};
 
-/// A variant the bot can play. A *move* (one token of a UCI `moves` list,
-/// `docs/rules.md` notation) may consist of several atomic actions
-/// (Loki's exchange and command, docs/rules.md §4); the search chooses atomic
-/// actions and this trait joins one turn's actions into its token.
-pub trait BotGame: Encode {
-    /// Whether a move can consist of more than one action (only Loki).
-    const MULTI_ACTION_MOVES: bool = false;
+/// A variant the bot can play: a name for [`Encode`] (which brings
+/// `rules::Variant` and `rules::Game`, with `Game::move_text`, the
+/// inverse of `Game::parse_move`). Every encoded variant is one; it has
+/// no items of its own.
+pub trait BotGame: Encode {}
 
-    /// The move token of `actions`, one whole turn played from `self`
-    /// (`Game::parse_move(token)` gives back `actions`).
-    fn move_text(&self, actions: &[Self::Action]) -> String {
-        actions
-            .iter()
-            .map(|&a| self.action_to_text(a))
-            .collect::<Vec<_>>()
-            .join("")
-    }
-}
-
-impl BotGame for Losers {}
-impl BotGame for Viking {}
-impl BotGame for Shakti {}
-
-impl BotGame for Hnefatafl {
-    fn move_text(&self, actions: &[Self::Action]) -> String {
-        rules::tafl::turn_text(actions)
-    }
-}
-
-impl BotGame for Loki {
-    const MULTI_ACTION_MOVES: bool = true;
-    fn move_text(&self, actions: &[Self::Action]) -> String {
-        rules::tafl::turn_text(actions)
-    }
-}
+impl<G: Encode> BotGame for G {}
 
 /// Group a line of atomic actions played from `position` into move tokens:
 /// a move ends when the turn passes or the game ends (never mid-turn). A
@@ -66,7 +37,7 @@ pub fn moves_of_line<G: BotGame>(position: &G, line: &[G::Action]) -> Vec<String
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rules::Game;
+    use rules::{Game, Losers};
 
     #[test]
     fn chess_line_is_one_token_per_action() {
@@ -83,7 +54,7 @@ mod tests {
 #[cfg(test)]
 mod loki_tests {
     use super::*;
-    use rules::Game;
+    use rules::{Game, Loki};
 
     /// A two-action Loki move (exchange or command) joins into one token
     /// that `parse_move` turns back into the same two actions.

@@ -46,6 +46,5 @@ pub fn write_untrained_bundle(
         save_bundle(dir, &net, &meta_for::<G>(&shape, 0, &[]))?;
         Ok(())
     }
-    rules::with_variant!(variant, G => write::<G>(dir, blocks, filters, value_hidden, device),
-        else Err(BotError::Setting(format!("variant {variant} is not available in this build"))))
+    rules::with_variant!(variant, G => write::<G>(dir, blocks, filters, value_hidden, device))
 }

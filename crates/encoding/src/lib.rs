@@ -10,7 +10,7 @@
 //!
 //! No burn dependency: these maps are tested in seconds.
 
-use rules::Game;
+use rules::Variant;
 
 pub mod chess;
 pub mod shakti;
@@ -21,8 +21,10 @@ pub use symmetry::{transform_input, transform_policy_index};
 
 /// Network encoding of a variant. Squares are numbered `rank * W + file`
 /// in the *network's* frame (the side to move's view, rank 0 at the bottom
-/// of that view).
-pub trait Encode: Game {
+/// of that view). Only a variant of the list (`rules::for_each_variant!`)
+/// has an encoding, and every one must have: the check below fails to
+/// compile for an entry without an `impl Encode`.
+pub trait Encode: Variant {
     /// Number of input planes `C`.
     const INPUT_PLANES: usize;
     /// Number of policy planes `P`.
@@ -69,3 +71,5 @@ pub trait Encode: Game {
         Self::POLICY_PLANES * Self::HEIGHT * Self::WIDTH
     }
 }
+
+rules::every_variant_implements!(Encode);

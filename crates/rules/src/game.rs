@@ -150,12 +150,13 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// The atomic decision. Cheap to copy and compare.
     type Action: Copy + Eq + Hash + Debug + Send + Sync + 'static;
 
-    /// Variant id used in configs, bundles and UCI (`docs/rules.md`).
-    const VARIANT: crate::VariantId;
-
     /// Version of this variant's rules implementation. Bumped when a ruling
     /// changes, so bundles and replay data made under old rules are refused.
     const RULES_VERSION: u32 = 1;
+
+    /// Whether a move can consist of more than one action (a variant that
+    /// splits turns, [`Game::mid_turn`]).
+    const MULTI_ACTION_MOVES: bool = false;
 
     /// The variant's default start position.
     fn start() -> Self;
@@ -200,6 +201,18 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
     /// [`ActionError::Malformed`] for text outside the notation,
     /// [`ActionError::Illegal`] for a move that is not legal here.
     fn parse_move(&self, text: &str) -> Result<Vec<Self::Action>, ActionError>;
+
+    /// The move token of `actions`, one whole turn played from `self`: the
+    /// inverse of [`Game::parse_move`] (`parse_move(move_text(a))` gives
+    /// back `a`). The default joins the actions' texts, which is the move
+    /// text wherever a move is one action.
+    fn move_text(&self, actions: &[Self::Action]) -> String {
+        actions
+            .iter()
+            .map(|&a| self.action_to_text(a))
+            .collect::<Vec<_>>()
+            .join("")
+    }
 
     /// True when the current position already occurred earlier in the game
     /// (a two-fold repetition, compared as [`Game::position_hash`] compares,

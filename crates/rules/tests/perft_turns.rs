@@ -3,10 +3,10 @@
 //! and every other variant counts exactly as the action perft.
 
 use rules::tafl::{turn_text, Loki};
-use rules::{Game, Hnefatafl, Losers, Shakti, Viking};
+use rules::{Game, Hnefatafl, Losers, Shakti, Variant, Viking};
 
 /// Whole turns equal actions for a variant that never splits a turn.
-fn same_as_actions<G: Game>(depth: u32) {
+fn same_as_actions<G: Variant>(depth: u32) {
     let g = G::start();
     for d in 0..=depth {
         assert_eq!(

@@ -12,10 +12,10 @@
 //!   from its text, where the text carries everything hashed (not mid-turn;
 //!   not in a Loki position with repetition refusals, which live in the
 //!   history);
-//! - every action's text parses back: a single-action move token gives
-//!   back exactly that action; for Loki, the token of each completed turn
-//!   (`x:e5d4`, `g:d4d6d6f6`, ...) parsed at the turn start gives back the
-//!   turn's atomic actions, and in the middle of a split turn the
+//! - every action's text parses back: the token of each completed turn
+//!   (`Game::move_text`: one action's text, or for Loki `x:e5d4`,
+//!   `g:d4d6d6f6`, ...) parsed at the turn start gives back the turn's
+//!   atomic actions, and in the middle of a split turn the
 //!   continuation forms (`x>d4`, `g>d6f6`) give back the atomic action;
 //! - once the game is over the outcome never changes, legal actions are
 //!   empty and `parse_move` answers `GameOver`.
@@ -27,7 +27,6 @@
 //! earliest), so repetition history cannot make them differ.
 
 use proptest::prelude::*;
-use rules::tafl::{turn_text, TaflAction};
 use rules::zobrist::splitmix64;
 use rules::{ActionError, EndReason, Game, Hnefatafl, Loki, Losers, Shakti, Viking};
 
@@ -36,12 +35,6 @@ trait Props: Game {
     /// Perft depth for the copy-make vs. re-parse comparison (at most 3:
     /// no repetition can arise below 4 actions).
     const PERFT_DEPTH: u32;
-
-    /// Move token of one completed turn made of `actions`.
-    fn turn_token(&self, actions: &[Self::Action]) -> String {
-        assert_eq!(actions.len(), 1, "single-action variant");
-        self.action_to_text(actions[0])
-    }
 
     /// Whether the position text carries everything the hash covers.
     fn text_carries_hash(&self) -> bool {
@@ -66,9 +59,6 @@ impl Props for Hnefatafl {
 }
 impl Props for Loki {
     const PERFT_DEPTH: u32 = 2;
-    fn turn_token(&self, actions: &[TaflAction]) -> String {
-        turn_text(actions)
-    }
     fn text_carries_hash(&self) -> bool {
         !self.mid_turn() && !self.state().has_refusals()
     }
@@ -110,7 +100,7 @@ fn check_game<G: Props>(seed: u64, max_actions: usize) -> usize {
         } else {
             check_text(&g);
             if !turn.is_empty() {
-                let token = turn_start.turn_token(&turn);
+                let token = turn_start.move_text(&turn);
                 assert_eq!(
                     turn_start.parse_move(&token),
                     Ok(turn.clone()),

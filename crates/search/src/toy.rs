@@ -1,8 +1,9 @@
 //! Tiny games for the search tests: an explicit game tree (any shape,
 //! including one side moving twice in a row), a subtraction game and
-//! tic-tac-toe. `VARIANT` is a placeholder; these never leave the tests.
+//! tic-tac-toe. They are no variant of the list (`rules::Variant`): they
+//! have no id and never leave the tests.
 
-use rules::{ActionError, EndReason, Game, Outcome, Player, PositionError, VariantId};
+use rules::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 
 /// One node of an explicit game tree.
 #[derive(Clone, Copy, Debug)]
@@ -45,7 +46,6 @@ fn no_text<T>() -> Result<T, PositionError> {
 
 impl Game for TableGame {
     type Action = u8;
-    const VARIANT: VariantId = VariantId::Losers;
 
     fn start() -> Self {
         TableGame::new(&[Spec::End {
@@ -126,7 +126,6 @@ impl Subtract {
 impl Game for Subtract {
     /// How many to take.
     type Action = u8;
-    const VARIANT: VariantId = VariantId::Losers;
 
     fn start() -> Self {
         Subtract::new(9)
@@ -233,7 +232,6 @@ impl TicTacToe {
 
 impl Game for TicTacToe {
     type Action = u8;
-    const VARIANT: VariantId = VariantId::Losers;
 
     fn start() -> Self {
         TicTacToe::from_board(".........")
@@ -340,7 +338,6 @@ impl ExtraTurn {
 impl Game for ExtraTurn {
     /// How many to take.
     type Action = u8;
-    const VARIANT: VariantId = VariantId::Losers;
 
     fn start() -> Self {
         ExtraTurn::new(7)

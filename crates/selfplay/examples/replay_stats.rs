@@ -7,7 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rules::{Game, VariantId};
+use rules::{Game, Variant, VariantId};
 
 /// The actions of a record as text, in order.
 fn action_texts<G: Game>(record: &selfplay::GameRecord) -> Result<Vec<String>, String> {
@@ -23,7 +23,7 @@ fn action_texts<G: Game>(record: &selfplay::GameRecord) -> Result<Vec<String>, S
     Ok(out)
 }
 
-fn stats<G: Game>(paths: &[String]) -> Result<(), String> {
+fn stats<G: Variant>(paths: &[String]) -> Result<(), String> {
     let mut reasons: BTreeMap<String, usize> = BTreeMap::new();
     let (mut games, mut plies) = (0usize, 0usize);
     let show: usize = std::env::var("SHOW_GAMES")
@@ -62,7 +62,7 @@ fn main() {
         eprintln!("usage: replay_stats VARIANT CHUNK...");
         std::process::exit(2);
     };
-    let result = rules::with_variant!(variant, G => stats::<G>(&args[1..]), else Err("unknown variant".into()));
+    let result = rules::with_variant!(variant, G => stats::<G>(&args[1..]));
     if let Err(e) = result {
         eprintln!("error: {e}");
         std::process::exit(1);

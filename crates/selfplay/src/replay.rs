@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rules::Game;
+use rules::Variant;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -122,7 +122,7 @@ pub fn write_chunk(path: &Path, chunk: &Chunk) -> Result<(), ReplayError> {
 }
 
 /// Read a chunk and check it belongs to game `G` under the current rules.
-pub fn read_chunk<G: Game>(path: &Path) -> Result<Chunk, ReplayError> {
+pub fn read_chunk<G: Variant>(path: &Path) -> Result<Chunk, ReplayError> {
     let bytes = std::fs::read(path).map_err(|source| ReplayError::Io {
         path: path.into(),
         source,
@@ -177,7 +177,7 @@ pub fn list_chunks(dir: &Path) -> std::io::Result<Vec<(u32, u32, PathBuf)>> {
 /// # Errors
 /// The first unreadable chunk (a corrupt chunk is an error, not skipped, so
 /// the user learns of it).
-pub fn load_window<G: Game>(
+pub fn load_window<G: Variant>(
     dir: &Path,
     latest: u32,
     window: u32,

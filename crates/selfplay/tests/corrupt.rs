@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rules::{Game, Losers, Player, Shakti};
+use rules::{Game, Losers, Player, Shakti, Variant};
 use selfplay::replay::{decode_chunk, encode_chunk, CHUNK_VERSION};
 use selfplay::{
     load_window, read_chunk, write_chunk, Chunk, GameRecord, ReplayError, SearchTarget,
@@ -34,7 +34,7 @@ fn chunk(generation: u32) -> Chunk {
 }
 
 /// Reads `path` expecting an error; checks the file is unchanged.
-fn read_err<G: Game>(path: &Path) -> ReplayError {
+fn read_err<G: Variant>(path: &Path) -> ReplayError {
     let before = std::fs::read(path).unwrap();
     let err = read_chunk::<G>(path).expect_err("corrupt chunk was read");
     assert_eq!(

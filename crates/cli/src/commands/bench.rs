@@ -109,8 +109,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
     }
     super::set_threads(config.threads);
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
-    rules::with_variant!(args.variant, G => bench_for::<G>(&args, &config, &device),
-        else Err(anyhow!("variant {} is not available in this build", args.variant)))
+    rules::with_variant!(args.variant, G => bench_for::<G>(&args, &config, &device))
 }
 
 /// Positions from random games (realistic middle-game inputs).

@@ -76,8 +76,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
     }
     let specs: Vec<&str> = args.players.iter().map(String::as_str).collect();
     let variant = resolve_variant(&specs, args.variant.as_deref())?;
-    rules::with_variant!(variant, G => run_for::<G>(&args),
-        else Err(anyhow!("variant {variant} is not available in this build yet")))
+    rules::with_variant!(variant, G => run_for::<G>(&args))
 }
 
 fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {

@@ -129,8 +129,7 @@ pub fn run(args: MatchArgs) -> Result<()> {
         super::check_output_parent(path, "--pgn")?;
     }
     let variant = resolve_variant(&[&args.a, &args.b], args.variant.as_deref())?;
-    rules::with_variant!(variant, G => run_for::<G>(&args),
-        else Err(anyhow!("variant {variant} is not available in this build yet")))
+    rules::with_variant!(variant, G => run_for::<G>(&args))
 }
 
 fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {

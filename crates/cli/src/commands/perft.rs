@@ -4,9 +4,8 @@
 use std::time::Instant;
 
 use anyhow::{anyhow, Result};
-use bot::BotGame;
 use clap::Args;
-use rules::VariantId;
+use rules::{Game, VariantId};
 
 /// Arguments of `lokizero perft`.
 #[derive(Args, Debug)]
@@ -34,11 +33,10 @@ pub struct PerftArgs {
 
 /// Run perft and print the count (and nodes/s on stderr).
 pub fn run(args: PerftArgs) -> Result<()> {
-    rules::with_variant!(args.variant, G => perft_for::<G>(&args),
-        else Err(anyhow!("variant {} is not available in this build yet", args.variant)))
+    rules::with_variant!(args.variant, G => perft_for::<G>(&args))
 }
 
-fn perft_for<G: BotGame>(args: &PerftArgs) -> Result<()> {
+fn perft_for<G: Game>(args: &PerftArgs) -> Result<()> {
     let game = match &args.fen {
         Some(text) => G::from_text(text).map_err(|e| anyhow!("--fen: {e}"))?,
         None => G::start(),
@@ -70,12 +68,12 @@ fn perft_for<G: BotGame>(args: &PerftArgs) -> Result<()> {
 /// Whether to walk whole turns: only variants that split a turn differ;
 /// for the others the action perft is the same count, with bulk-counted
 /// leaves (faster).
-fn by_turns<G: BotGame>(atomic: bool) -> bool {
+fn by_turns<G: Game>(atomic: bool) -> bool {
     G::MULTI_ACTION_MOVES && !atomic
 }
 
 /// Leaf count at `depth`.
-fn count<G: BotGame>(game: &G, depth: u32, atomic: bool) -> u64 {
+fn count<G: Game>(game: &G, depth: u32, atomic: bool) -> u64 {
     if by_turns::<G>(atomic) {
         rules::perft_turns(game, depth)
     } else {
@@ -84,7 +82,7 @@ fn count<G: BotGame>(game: &G, depth: u32, atomic: bool) -> u64 {
 }
 
 /// `(move text, count)` per root move (per root action with `atomic`).
-fn divide<G: BotGame>(game: &G, depth: u32, atomic: bool) -> Vec<(String, u64)> {
+fn divide<G: Game>(game: &G, depth: u32, atomic: bool) -> Vec<(String, u64)> {
     if by_turns::<G>(atomic) {
         rules::perft_turns_divide(game, depth)
             .into_iter()

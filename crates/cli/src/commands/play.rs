@@ -58,8 +58,7 @@ pub struct PlayArgs {
 /// Play the match and print W/D/L from A's view.
 pub fn run(args: PlayArgs) -> Result<()> {
     let variant = peek_variant(&args.model)?;
-    rules::with_variant!(variant, G => run_for::<G>(&args),
-        else Err(anyhow!("variant {variant} is not available in this build yet")))
+    rules::with_variant!(variant, G => run_for::<G>(&args))
 }
 
 fn bundle_player<G: Encode>(

@@ -87,8 +87,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             config.selfplay.games_per_generation
         );
     }
-    let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?,
-        else return Err(anyhow!("variant {} is not available in this build yet", config.variant)));
+    let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?);
     println!(
         "finished generation {}; bundle: {}",
         summary.generation,

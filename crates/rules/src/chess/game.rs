@@ -104,7 +104,6 @@ impl<V: ChessVariant> Chess<V> {
 
 impl<V: ChessVariant> Game for Chess<V> {
     type Action = Move;
-    const VARIANT: crate::VariantId = V::ID;
 
     fn start() -> Self {
         match Self::from_text(V::START_FEN) {

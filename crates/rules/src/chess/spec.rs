@@ -8,7 +8,6 @@ use std::sync::LazyLock;
 
 use super::tables::{Castle, Tables};
 use crate::bitset::Bits;
-use crate::VariantId;
 
 /// The rule data of one chess variant.
 pub trait ChessVariant:
@@ -16,8 +15,6 @@ pub trait ChessVariant:
 {
     /// Square-set word wide enough for the board.
     type B: Bits;
-    /// Variant id.
-    const ID: VariantId;
     /// Files and ranks.
     const WIDTH: usize;
     const HEIGHT: usize;
@@ -97,7 +94,6 @@ static LOSERS_TABLES: LazyLock<Tables<u64>> = LazyLock::new(|| {
 
 impl ChessVariant for LosersRules {
     type B = u64;
-    const ID: VariantId = VariantId::Losers;
     const WIDTH: usize = 8;
     const HEIGHT: usize = 8;
     const PAWN_UP: [bool; 2] = [true, false];
@@ -129,7 +125,6 @@ static VIKING_TABLES: LazyLock<Tables<u128>> =
 
 impl ChessVariant for VikingRules {
     type B = u128;
-    const ID: VariantId = VariantId::Viking;
     const WIDTH: usize = 12;
     const HEIGHT: usize = 7;
     const PAWN_UP: [bool; 2] = [true, true];

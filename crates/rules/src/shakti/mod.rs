@@ -68,7 +68,7 @@ pub mod rays;
 pub use action::{ShaktiAction, GEOMETRY, PASS_TEXT};
 
 use crate::game::parse_single_action_move;
-use crate::{ActionError, EndReason, Game, Outcome, Player, PositionError, VariantId};
+use crate::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 use board::{Board, Stuck};
 
 /// Position text of the default 49-tile start (docs/rules.md §5).
@@ -163,7 +163,6 @@ fn board_of(text: &str) -> Board {
 
 impl Game for Shakti {
     type Action = ShaktiAction;
-    const VARIANT: VariantId = VariantId::Shakti;
 
     /// The default 49-tile start.
     fn start() -> Self {

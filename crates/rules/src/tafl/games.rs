@@ -5,7 +5,7 @@
 use super::action::TaflAction;
 use super::state::{Pending, Tafl};
 use super::turn::Turn;
-use crate::{ActionError, Game, Outcome, Player, PositionError, VariantId};
+use crate::{ActionError, Game, Outcome, Player, PositionError};
 
 /// `hnefatafl` start position (`docs/rules.md` §3).
 pub const HNEFATAFL_START: &str =
@@ -17,7 +17,7 @@ pub const LOKI_START: &str =
     "3sssss3/5w5/11/s4W4s/s3SSS3s/st1TSKSH1hs/s3SSS3s/s4G4s/11/5g5/3sssss3 a 3333/3333 -";
 
 macro_rules! tafl_game {
-    ($name:ident, $variant:expr, $start:expr, $loki:expr, $doc:literal) => {
+    ($name:ident, $start:expr, $loki:expr, $doc:literal) => {
         #[doc = $doc]
         #[derive(Clone, Debug)]
         pub struct $name(pub Tafl);
@@ -41,7 +41,7 @@ macro_rules! tafl_game {
 
         impl Game for $name {
             type Action = TaflAction;
-            const VARIANT: VariantId = $variant;
+            const MULTI_ACTION_MOVES: bool = $loki;
 
             fn start() -> Self {
                 // The constant start text is known to parse.
@@ -95,6 +95,10 @@ macro_rules! tafl_game {
                 self.0.parse_move(text)
             }
 
+            fn move_text(&self, actions: &[TaflAction]) -> String {
+                super::action::turn_text(actions)
+            }
+
             fn mid_turn(&self) -> bool {
                 self.0.pending != Pending::None
             }
@@ -104,14 +108,12 @@ macro_rules! tafl_game {
 
 tafl_game!(
     Hnefatafl,
-    VariantId::Hnefatafl,
     HNEFATAFL_START,
     false,
     "Hnefatafl (`docs/rules.md` §3): every action is a whole plain move."
 );
 tafl_game!(
     Loki,
-    VariantId::Loki,
     LOKI_START,
     true,
     "Loki Chess (`docs/rules.md` §4): hnefatafl plus special pieces and powers; exchanges and commands are split into atomic actions (see [`TaflAction`])."
