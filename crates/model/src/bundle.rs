@@ -60,25 +60,45 @@ pub enum BundleError {
     /// File system error, with the path involved.
     #[error("{path}: {source}")]
     Io {
+        /// The file or folder.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
     /// `model.json` is not valid metadata.
     #[error("{path}: invalid bundle metadata: {reason}")]
-    Meta { path: PathBuf, reason: String },
+    Meta {
+        /// The metadata file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// The bundle is for another variant or another rules/encoding version.
     #[error("bundle {path} does not fit: {reason}")]
-    Mismatch { path: PathBuf, reason: String },
+    Mismatch {
+        /// The bundle folder.
+        path: PathBuf,
+        /// What differs.
+        reason: String,
+    },
     /// The weights do not match the recorded sha256 (truncated or altered).
     #[error("{path}: weights checksum mismatch (expected sha256 {expected}, found {found}); the file is truncated or corrupt")]
     Checksum {
+        /// The weights file.
         path: PathBuf,
+        /// The sha256 recorded in `model.json` (hex).
         expected: String,
+        /// The sha256 of the file read (hex).
         found: String,
     },
     /// The safetensors content does not fit the network shape.
     #[error("{path}: cannot load weights: {reason}")]
-    Weights { path: PathBuf, reason: String },
+    Weights {
+        /// The weights file.
+        path: PathBuf,
+        /// What does not fit.
+        reason: String,
+    },
 }
 
 impl From<std::io::Error> for BundleError {

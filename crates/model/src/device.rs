@@ -26,7 +26,10 @@ pub fn device_from_name(name: &str) -> Result<Device, String> {
     match name.trim().to_ascii_lowercase().as_str() {
         "cpu" | "flex" => Ok(Device::flex()),
         #[cfg(feature = "ndarray")]
-        #[allow(deprecated)]
+        #[allow(
+            deprecated,
+            reason = "burn deprecates its ndarray backend; kept for comparison"
+        )]
         "ndarray" => Ok(Device::ndarray()),
         #[cfg(not(feature = "ndarray"))]
         "ndarray" => {
@@ -59,7 +62,7 @@ fn wgpu_device() -> Device {
     Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)
 }
 
-#[allow(dead_code)] // unused when every backend is compiled in
+#[allow(dead_code, reason = "unused when every backend is compiled in")]
 fn not_built(feature: &str) -> String {
     format!("this build has no {feature} backend: rebuild with `--features {feature}`")
 }

@@ -300,7 +300,7 @@ impl DirectConv {
         src: &[f32],
         interior: &Interior,
         trunk: Option<TrunkOut>,
-        body: impl FnOnce(&Job),
+        body: impl FnOnce(&Job<'_>),
     ) {
         let geom = interior.geom();
         assert!(src.len() >= geom.pixels() * self.cin);
@@ -348,7 +348,7 @@ struct Job<'a> {
 /// # Safety
 /// The CPU must have the kernel's instruction set, `pixels` must be `px`
 /// interior pixels of `job.src` and `ob + width <= cout_pad`.
-type BlockFn = unsafe fn(&Job, &[usize], usize, &mut [f32]) -> bool;
+type BlockFn = unsafe fn(&Job<'_>, &[usize], usize, &mut [f32]) -> bool;
 
 /// The squares per block and the block functions of one instruction set.
 #[derive(Clone, Copy)]
@@ -454,7 +454,8 @@ impl Job<'_> {
         std::array::from_fn(|p| {
             let start = (pixels[p] as isize + offset) as usize * self.conv.cin;
             debug_assert!(start + len <= self.src.len());
-            self.src.as_ptr().add(start)
+            // SAFETY: the caller's contract puts the run inside `src`.
+            unsafe { self.src.as_ptr().add(start) }
         })
     }
 }
@@ -474,55 +475,62 @@ macro_rules! simd_kernel {
             /// See [`super::BlockFn`]; the block is `NV * $lanes` channels.
             #[target_feature(enable = $feature)]
             pub(super) unsafe fn block<const NV: usize>(
-                job: &Job,
+                job: &Job<'_>,
                 pixels: &[usize],
                 ob: usize,
                 out: &mut [f32],
             ) -> bool {
-                let conv = job.conv;
-                let stride = conv.cout_pad;
-                let bias = conv.bias.as_ptr().add(ob);
-                let mut acc: [[$vec; NV]; $px] =
-                    [std::array::from_fn(|v| $load(bias.add(v * $lanes))); $px];
-                for &segment in job.segments {
-                    let runs = job.runs::<$px>(pixels, segment);
-                    let (_, len, first_row) = segment;
-                    let mut w = conv.weight.as_ptr().add(first_row * stride + ob);
-                    for c in 0..len {
-                        let wv: [$vec; NV] = std::array::from_fn(|v| $load(w.add(v * $lanes)));
+                // SAFETY: the caller upholds [`super::BlockFn`]: the CPU has
+                // `$feature`, the runs of `pixels` lie inside `job.src` and
+                // `ob + NV * $lanes <= cout_pad` bounds the bias, weight and
+                // `out` accesses; a trunk block is within `t.cout` (checked
+                // here) of an interior square's row of `t.dst`.
+                unsafe {
+                    let conv = job.conv;
+                    let stride = conv.cout_pad;
+                    let bias = conv.bias.as_ptr().add(ob);
+                    let mut acc: [[$vec; NV]; $px] =
+                        [std::array::from_fn(|v| $load(bias.add(v * $lanes))); $px];
+                    for &segment in job.segments {
+                        let runs = job.runs::<$px>(pixels, segment);
+                        let (_, len, first_row) = segment;
+                        let mut w = conv.weight.as_ptr().add(first_row * stride + ob);
+                        for c in 0..len {
+                            let wv: [$vec; NV] = std::array::from_fn(|v| $load(w.add(v * $lanes)));
+                            for p in 0..$px {
+                                let s = $splat(*runs[p].add(c));
+                                for v in 0..NV {
+                                    acc[p][v] = $fma(s, wv[v], acc[p][v]);
+                                }
+                            }
+                            w = w.add(stride);
+                        }
+                    }
+                    if let Some(t) = job.trunk.filter(|t| ob + NV * $lanes <= t.cout) {
+                        // A repeated last square stores the same values twice.
+                        let zero = $splat(0.0);
                         for p in 0..$px {
-                            let s = $splat(*runs[p].add(c));
+                            let at = pixels[p] * t.cout + ob;
                             for v in 0..NV {
-                                acc[p][v] = $fma(s, wv[v], acc[p][v]);
+                                let mut a = acc[p][v];
+                                if !t.residual.is_null() {
+                                    a = $add(a, $load(t.residual.add(at + v * $lanes)));
+                                }
+                                if t.relu {
+                                    a = $max(a, zero);
+                                }
+                                $store(t.dst.add(at + v * $lanes), a);
                             }
                         }
-                        w = w.add(stride);
+                        return true;
                     }
-                }
-                if let Some(t) = job.trunk.filter(|t| ob + NV * $lanes <= t.cout) {
-                    // A repeated last square stores the same values twice.
-                    let zero = $splat(0.0);
                     for p in 0..$px {
-                        let at = pixels[p] * t.cout + ob;
                         for v in 0..NV {
-                            let mut a = acc[p][v];
-                            if !t.residual.is_null() {
-                                a = $add(a, $load(t.residual.add(at + v * $lanes)));
-                            }
-                            if t.relu {
-                                a = $max(a, zero);
-                            }
-                            $store(t.dst.add(at + v * $lanes), a);
+                            $store(out.as_mut_ptr().add((p * NV + v) * $lanes), acc[p][v]);
                         }
                     }
-                    return true;
+                    false
                 }
-                for p in 0..$px {
-                    for v in 0..NV {
-                        $store(out.as_mut_ptr().add((p * NV + v) * $lanes), acc[p][v]);
-                    }
-                }
-                false
             }
         }
     };
@@ -558,7 +566,7 @@ simd_kernel!(
 /// [`BlockFn`] without SIMD intrinsics (4 squares, `OB` channels), for
 /// CPUs without AVX2 and other architectures.
 unsafe fn portable_block<const OB: usize>(
-    job: &Job,
+    job: &Job<'_>,
     pixels: &[usize],
     ob: usize,
     out: &mut [f32],
@@ -570,12 +578,14 @@ unsafe fn portable_block<const OB: usize>(
         out[p * OB..(p + 1) * OB].copy_from_slice(&conv.bias[ob..ob + OB]);
     }
     for &segment in job.segments {
-        let runs = job.runs::<PX>(pixels, segment);
+        // SAFETY: the caller's contract ([`BlockFn`]) is `runs`' contract.
+        let runs = unsafe { job.runs::<PX>(pixels, segment) };
         let (_, len, first_row) = segment;
         for c in 0..len {
             let w = &conv.weight[(first_row + c) * stride + ob..][..OB];
             for p in 0..PX {
-                let s = *runs[p].add(c);
+                // SAFETY: `c < len`, the length of the run inside `src`.
+                let s = unsafe { *runs[p].add(c) };
                 for (o, w) in out[p * OB..(p + 1) * OB].iter_mut().zip(w) {
                     *o += s * w;
                 }

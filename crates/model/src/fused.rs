@@ -1,6 +1,6 @@
 //! [`FusedNet`]: CPU inference of a trained [`Net`] with batch norm folded
 //! into the convolutions, zero-padded channels-last activations and direct
-//! convolution kernels ([`crate::direct`]).
+//! convolution kernels (`direct.rs`).
 //!
 //! Why: burn's flex backend runs this network's 3x3 convolutions as many
 //! small tiled im2col + gemm calls, and packing the small tiles costs more
@@ -19,9 +19,9 @@
 //! - activations are channels-last with a zero border,
 //!   `[positions, H + 2, W + 2, C]`; the trunk's 3x3 convolutions (stem,
 //!   residual blocks, policy hidden layer) go through Winograd F(4x4, 3x3)
-//!   ([`crate::winograd`], 4x fewer multiply-adds), whose 36 matrix
+//!   (`winograd.rs`, 4x fewer multiply-adds), whose 36 matrix
 //!   products, like the heads' 1x1 convolutions, run on the direct
-//!   kernels ([`crate::direct`]); outputs are stored once with the
+//!   kernels (`direct.rs`); outputs are stored once with the
 //!   residual and ReLU applied, or straight into the heads' layouts;
 //! - a batch is cut into chunks of about [`TARGET_ROWS`] rows, one chunk
 //!   per rayon task, each running the whole network with its thread's

@@ -412,7 +412,7 @@ fn input_body(tiles: &Tiles, src: &[f32], cin: usize, zero: &[f32], v: &mut [f32
 #[inline(always)]
 fn output_body(
     tiles: &Tiles,
-    out: &Output,
+    out: &Output<'_>,
     m: &[f32],
     y: &mut [f32],
     dst: &mut [f32],
@@ -467,12 +467,20 @@ fn store_relu(dst: &mut [f32], y: &[f32], residual: Option<&[f32]>) {
     }
 }
 
+/// An [`input_body`] compiled for one instruction set (unsafe only for
+/// its target feature: the CPU must have it).
+type InputFn = unsafe fn(&Tiles, &[f32], usize, &[f32], &mut [f32]);
+
+/// An [`output_body`] compiled for one instruction set (unsafe only for
+/// its target feature: the CPU must have it).
+type OutputFn = unsafe fn(&Tiles, &Output<'_>, &[f32], &mut [f32], &mut [f32], Option<&[f32]>);
+
 /// The transforms compiled for one instruction set (LLVM vectorises the
 /// channel loops with the widest vectors the set has).
 #[derive(Clone, Copy)]
 struct Isa {
-    input: unsafe fn(&Tiles, &[f32], usize, &[f32], &mut [f32]),
-    output: unsafe fn(&Tiles, &Output, &[f32], &mut [f32], &mut [f32], Option<&[f32]>),
+    input: InputFn,
+    output: OutputFn,
 }
 
 macro_rules! isa_transforms {
@@ -495,7 +503,7 @@ macro_rules! isa_transforms {
             #[target_feature(enable = $feature)]
             pub(super) unsafe fn output(
                 t: &Tiles,
-                o: &Output,
+                o: &Output<'_>,
                 m: &[f32],
                 y: &mut [f32],
                 dst: &mut [f32],
@@ -516,7 +524,7 @@ unsafe fn portable_input(t: &Tiles, src: &[f32], cin: usize, zero: &[f32], v: &m
 
 unsafe fn portable_output(
     t: &Tiles,
-    o: &Output,
+    o: &Output<'_>,
     m: &[f32],
     y: &mut [f32],
     dst: &mut [f32],
@@ -568,11 +576,14 @@ impl Isa {
         unsafe { (self.input)(t, src, cin, zero, v) }
     }
 
-    #[allow(clippy::too_many_arguments)]
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the arguments of `output_body`, passed through unchanged"
+    )]
     fn output(
         &self,
         t: &Tiles,
-        o: &Output,
+        o: &Output<'_>,
         m: &[f32],
         y: &mut [f32],
         dst: &mut [f32],

@@ -1,5 +1,5 @@
 //! Helpers shared by the network-equivalence tests.
-#![allow(dead_code)] // each test file uses its own subset
+#![allow(dead_code, reason = "each test file uses its own subset")]
 
 use std::path::PathBuf;
 
