@@ -101,18 +101,29 @@ impl Outcome {
 pub enum PositionError {
     /// Wrong number of space-separated fields.
     #[error("position text has {found} fields, expected {expected}")]
-    FieldCount { found: usize, expected: String },
+    FieldCount {
+        /// Fields in the text.
+        found: usize,
+        /// The count (or counts) the notation allows.
+        expected: String,
+    },
     /// A board row had the wrong number of squares or rows were missing.
     #[error("bad board layout: {0}")]
     Board(String),
     /// An unknown piece or square character.
     #[error("unknown character {ch:?} in board field")]
-    BadChar { ch: char },
+    BadChar {
+        /// The character.
+        ch: char,
+    },
     /// A field other than the board is malformed.
     #[error("bad {field} field {text:?}: {reason}")]
     Field {
+        /// The field's name.
         field: &'static str,
+        /// The field's text.
         text: String,
+        /// What is wrong with it.
         reason: String,
     },
     /// The text parses but describes a position the rules forbid.
@@ -125,10 +136,18 @@ pub enum PositionError {
 pub enum ActionError {
     /// The text is not in the variant's action notation.
     #[error("malformed action {text:?}: {reason}")]
-    Malformed { text: String, reason: String },
+    Malformed {
+        /// The action text.
+        text: String,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// Well-formed, but not among the legal actions of the position.
     #[error("illegal action {text:?} in this position")]
-    Illegal { text: String },
+    Illegal {
+        /// The action text.
+        text: String,
+    },
     /// The game is already over.
     #[error("the game is over; no action is legal")]
     GameOver,

@@ -5,11 +5,17 @@ use crate::Geometry;
 /// Piece kinds, also the index of the per-kind square sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Piece {
+    /// Pawn (`P`).
     Pawn = 0,
+    /// Knight (`N`).
     Knight = 1,
+    /// Bishop (`B`).
     Bishop = 2,
+    /// Rook (`R`).
     Rook = 3,
+    /// Queen (`Q`).
     Queen = 4,
+    /// King (`K`).
     King = 5,
 }
 

@@ -15,8 +15,9 @@ pub trait ChessVariant:
 {
     /// Square-set word wide enough for the board.
     type B: Bits;
-    /// Files and ranks.
+    /// Files of the board.
     const WIDTH: usize;
+    /// Ranks of the board.
     const HEIGHT: usize;
     /// Per colour (0 White, 1 Black): pawns move towards higher ranks.
     const PAWN_UP: [bool; 2];

@@ -39,26 +39,33 @@ pub struct Castle {
     pub letter: char,
     /// Side: 0 White, 1 Black.
     pub colour: usize,
-    /// King start and end squares.
+    /// King start square.
     pub king_from: usize,
+    /// King end square.
     pub king_to: usize,
-    /// Rook start and end squares.
+    /// Rook start square.
     pub rook_from: usize,
+    /// Rook end square.
     pub rook_to: usize,
 }
 
 /// Every table the move generator needs for one geometry.
 pub struct Tables<B: Bits> {
+    /// Files of the board (squares are `rank * width + file`).
     pub width: usize,
+    /// Squares of the board (`width * height`).
     pub squares: usize,
     /// All squares of the board.
     pub board: B,
-    /// Squares not on the first (a) file / not on the last file.
+    /// Squares not on the first (a) file.
     pub not_first_file: B,
+    /// Squares not on the last file.
     pub not_last_file: B,
     /// Squares of each rank.
     pub rank: [B; 16],
+    /// `knight[sq]`: squares a knight on `sq` attacks.
     pub knight: [B; 128],
+    /// `king[sq]`: squares a king on `sq` attacks.
     pub king: [B; 128],
     /// `pawn_attacks[c][sq]`: squares a pawn of colour `c` on `sq` attacks.
     pub pawn_attacks: [[B; 128]; 2],
@@ -68,8 +75,9 @@ pub struct Tables<B: Bits> {
     pub pawn_attackers: [[B; 128]; 2],
     /// Empty-board rays per direction.
     pub rays: [[B; 128]; 8],
-    /// Empty-board rook and bishop attacks.
+    /// Empty-board rook attacks.
     pub rook_pseudo: [B; 128],
+    /// Empty-board bishop attacks.
     pub bishop_pseudo: [B; 128],
     /// Squares strictly between two squares on a line (empty otherwise).
     pub between: Box<[[B; 128]; 128]>,
@@ -77,11 +85,13 @@ pub struct Tables<B: Bits> {
     pub line: Box<[[B; 128]; 128]>,
     /// Castling rights kept when a move touches a square.
     pub castle_keep: [u8; 128],
-    /// Zobrist keys: piece (colour * 6 + kind) on square; side to move
-    /// (Black); castling-rights byte; en-passant file.
+    /// Zobrist keys of a piece (colour * 6 + kind) on a square.
     pub z_piece: [[u64; 128]; 12],
+    /// Zobrist key of Black to move.
     pub z_black: u64,
+    /// Zobrist keys of the castling-rights byte.
     pub z_castle: [u64; 16],
+    /// Zobrist keys of the en-passant file.
     pub z_ep: [u64; 16],
 }
 

@@ -32,9 +32,19 @@ use super::board::GEOMETRY;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TaflAction {
     /// Plain rook move (a whole turn).
-    Move { from: u8, to: u8 },
+    Move {
+        /// The piece's square.
+        from: u8,
+        /// The empty square it moves to.
+        to: u8,
+    },
     /// Hop (a whole turn).
-    Hop { from: u8, to: u8 },
+    Hop {
+        /// The Horse's square.
+        from: u8,
+        /// The square it lands on.
+        to: u8,
+    },
     /// Freeze the enemy piece on the square (a whole turn).
     Freeze(u8),
     /// Exchange, part 1: the enemy piece to swap.
@@ -42,9 +52,19 @@ pub enum TaflAction {
     /// Exchange, part 2: the own piece to swap with it (ends the turn).
     ExchangePartner(u8),
     /// Command, part 1: the commanded piece's first move.
-    CommandFirst { from: u8, to: u8 },
+    CommandFirst {
+        /// The commanded piece's square.
+        from: u8,
+        /// Where it stops after its first move.
+        to: u8,
+    },
     /// Command, part 2: the same piece's second move (ends the turn).
-    CommandSecond { from: u8, to: u8 },
+    CommandSecond {
+        /// The piece's square after its first move.
+        from: u8,
+        /// Where it ends the turn.
+        to: u8,
+    },
 }
 
 impl fmt::Display for TaflAction {

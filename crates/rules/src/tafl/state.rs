@@ -25,9 +25,17 @@ pub enum Pending {
     /// At a turn boundary.
     None,
     /// Exchange: the enemy target is chosen.
-    Exchange { enemy: u8 },
+    Exchange {
+        /// The enemy piece's square.
+        enemy: u8,
+    },
     /// Command: the piece moved `from` -> `mid`; its second move is due.
-    Command { from: u8, mid: u8 },
+    Command {
+        /// Where the commanded piece started.
+        from: u8,
+        /// Where it stands now.
+        mid: u8,
+    },
 }
 
 /// Tafl state shared by `hnefatafl` and `loki`: `hnefatafl` is the case

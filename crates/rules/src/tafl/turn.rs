@@ -13,18 +13,43 @@ use super::board::{GEOMETRY, NO_SQUARE};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Turn {
     /// Plain rook move `d1d3`.
-    Move { from: u8, to: u8 },
+    Move {
+        /// The piece's square.
+        from: u8,
+        /// The empty square it moves to.
+        to: u8,
+    },
     /// Hop `h:d1d3` (Horse power).
-    Hop { from: u8, to: u8 },
+    Hop {
+        /// The Horse's square.
+        from: u8,
+        /// The square it lands on.
+        to: u8,
+    },
     /// Freeze `f:e5` of the enemy piece on `target` (Wizard power).
-    Freeze { target: u8 },
+    Freeze {
+        /// The frozen enemy piece's square.
+        target: u8,
+    },
     /// Exchange `x:e5d4`: the enemy piece on `enemy` swaps with the own
     /// piece on `own` (Trickster power).
-    Exchange { enemy: u8, own: u8 },
+    Exchange {
+        /// The enemy piece's square.
+        enemy: u8,
+        /// The own piece's square.
+        own: u8,
+    },
     /// Command `g:d4d6d6f6`: the piece on `from` moves to `mid`, then to
     /// `to`; `to` is `None` (`g:d4d6`) when the game ended on the first
     /// move (General power).
-    Command { from: u8, mid: u8, to: Option<u8> },
+    Command {
+        /// The commanded piece's square.
+        from: u8,
+        /// Where its first move stops.
+        mid: u8,
+        /// Where its second move ends (`None` if the game ended at `mid`).
+        to: Option<u8>,
+    },
 }
 
 impl Turn {

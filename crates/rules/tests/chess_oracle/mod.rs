@@ -2,7 +2,7 @@
 //! Fairy-Stockfish oracle files and checking their perft entries. One copy
 //! for both variants; each test file passes its oracle folder.
 
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test file uses its own subset")]
 
 use rules::chess::spec::ChessVariant;
 use rules::chess::Chess;

@@ -1,5 +1,5 @@
 //! Helpers shared by the `hnefatafl` and `loki` rule tests.
-#![allow(dead_code)]
+#![allow(dead_code, reason = "each test file uses its own subset")]
 
 use rules::tafl::{Hnefatafl, Loki, Tafl, TaflAction};
 use rules::{EndReason, Game, Outcome, Player};
@@ -155,7 +155,7 @@ pub struct Case<'a> {
 }
 
 /// Run a table of cases.
-pub fn run_cases<G: TaflGame>(cases: &[Case]) {
+pub fn run_cases<G: TaflGame>(cases: &[Case<'_>]) {
     for c in cases {
         let mut g: G = pos(&c.start);
         play_tokens(&mut g, c.moves);
