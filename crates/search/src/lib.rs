@@ -83,4 +83,4 @@ pub use tree::{ChildStats, Mcts, SearchError};
 
 /// Bytes per tree node, not counting the action stored beside it
 /// (`size_of::<G::Action>()` more per node).
-pub const NODE_BYTES: usize = std::mem::size_of::<node::Node>();
+pub const NODE_BYTES: usize = size_of::<node::Node>();

@@ -142,7 +142,7 @@ fn run_one_by_one<G: Game, E: Evaluator<G>>(tree: &mut Mcts<G>, eval: &mut E, si
 
 #[test]
 fn node_is_32_bytes() {
-    assert_eq!(std::mem::size_of::<Node>(), 32);
+    assert_eq!(size_of::<Node>(), 32);
 }
 
 #[test]

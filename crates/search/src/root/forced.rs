@@ -16,7 +16,7 @@ fn n_forced(k: f32, prior: f32, sum_visits: f32) -> f32 {
 /// The forced child, if any: the first root child (legal order) with at
 /// least one completed visit and `N(c) < n_forced(c)`, `N(c)` counting
 /// `virtual_loss` per in-flight descent as PUCT does.
-pub(super) fn forced_child(view: &RootView) -> Option<usize> {
+pub(super) fn forced_child(view: &RootView<'_>) -> Option<usize> {
     let k = view.config.forced_playouts_k;
     let vl = view.config.virtual_loss;
     let sum_visits: f32 = view.children().map(|c| view.nodes[c].visits as f32).sum();
@@ -34,7 +34,7 @@ pub(super) fn forced_child(view: &RootView) -> Option<usize> {
 /// `PUCT(x) = Q(x) + c_puct * P(x) * sqrt(N_root) / (1 + N(x))` with the
 /// final counts (no first-play urgency: unvisited children stay at 0). A
 /// child left with a single visit after losing some is pruned to 0.
-pub(super) fn pruned_visits(view: &RootView) -> Vec<u32> {
+pub(super) fn pruned_visits(view: &RootView<'_>) -> Vec<u32> {
     let raw = view.child_visits();
     let Some(best) = most_visited(view.nodes, 0) else {
         return raw;

@@ -55,7 +55,7 @@ impl GumbelRoot {
     /// `sigma(q_hat)` per root child: the paper's eq. 8 applied to the
     /// completed Q of its eq. 10 (appendix D's mixed value for unvisited
     /// children).
-    fn sigma_q(&self, view: &RootView) -> Vec<f32> {
+    fn sigma_q(&self, view: &RootView<'_>) -> Vec<f32> {
         let priors: Vec<f32> = view.children().map(|c| view.nodes[c].prior).collect();
         let visits = view.child_visits();
         let q: Vec<f32> = view.children().map(|c| view.child_q(c)).collect();
@@ -69,7 +69,7 @@ impl GumbelRoot {
     /// The score `max(-1e9, g + logits + sigma(q_hat))` of child offset
     /// `o` (mctx `score_considered`), `g` and `logits` this search's samples,
     /// or `g = 0` and the current prior's logit before any were drawn.
-    fn score(&self, view: &RootView, sigma: &[f32], o: usize) -> f32 {
+    fn score(&self, view: &RootView<'_>, sigma: &[f32], o: usize) -> f32 {
         let perturbed = match &self.samples {
             Some(s) => s.g[o] + s.logits[o],
             None => gumbel::logit(view.nodes[view.root().first_child as usize + o].prior),
@@ -79,7 +79,11 @@ impl GumbelRoot {
 
     /// The child offset among `offsets` with the largest [`GumbelRoot::score`]
     /// (ties: the smallest offset, i.e. legal order).
-    fn best_scored(&self, view: &RootView, offsets: impl Iterator<Item = usize>) -> Option<usize> {
+    fn best_scored(
+        &self,
+        view: &RootView<'_>,
+        offsets: impl Iterator<Item = usize>,
+    ) -> Option<usize> {
         let sigma = self.sigma_q(view);
         let mut best: Option<(usize, f32)> = None;
         for o in offsets {
@@ -99,7 +103,7 @@ impl GumbelRoot {
     /// the root children with the most visits, the one with the largest
     /// score ([`GumbelRoot::score`]; ties: legal order). `None` for an
     /// unexpanded or terminal root.
-    pub fn action(&self, view: &RootView) -> Option<usize> {
+    pub fn action(&self, view: &RootView<'_>) -> Option<usize> {
         let visits = view.child_visits();
         let max_visits = visits.iter().copied().max()?;
         let most_visited = (0..visits.len()).filter(|&o| visits[o] == max_visits);
@@ -115,7 +119,7 @@ impl GumbelRoot {
     /// score ([`GumbelRoot::score`]; ties: legal order). If none has the
     /// scheduled count (cannot happen from a fresh tree), those with the
     /// fewest visits compete instead.
-    fn select_halving(&self, view: &RootView, samples: &Samples) -> usize {
+    fn select_halving(&self, view: &RootView<'_>, samples: &Samples) -> usize {
         let first = view.root().first_child as usize;
         let count = |c: usize| view.nodes[c].visits + view.nodes[c].in_flight;
         let index: u64 = view.children().map(|c| u64::from(count(c))).sum();
@@ -178,7 +182,7 @@ impl RootPolicy for GumbelRoot {
     /// Sequential halving once the samples are drawn. Before that (a root
     /// expanded by a decisive move within the same batch of descents, or a
     /// policy switched in mid-search), the PUCT root's choice.
-    fn select(&self, view: &RootView) -> usize {
+    fn select(&self, view: &RootView<'_>) -> usize {
         match &self.samples {
             Some(samples) => self.select_halving(view, samples),
             None => select_puct(view),
@@ -186,13 +190,13 @@ impl RootPolicy for GumbelRoot {
     }
 
     /// The visits as they are (nothing is forced).
-    fn visit_counts(&self, view: &RootView) -> Vec<u32> {
+    fn visit_counts(&self, view: &RootView<'_>) -> Vec<u32> {
         view.child_visits()
     }
 
     /// The improved policy `softmax(logits + sigma(q_hat))` (the paper's
     /// eq. 11) over all root children, logits of the current priors.
-    fn policy_target(&self, view: &RootView) -> Vec<f32> {
+    fn policy_target(&self, view: &RootView<'_>) -> Vec<f32> {
         let logits: Vec<f32> = view
             .children()
             .map(|c| gumbel::logit(view.nodes[c].prior))
@@ -202,7 +206,7 @@ impl RootPolicy for GumbelRoot {
 
     /// The paper's action ([`GumbelRoot::action`]), already a sample when
     /// its noise is on: the temperature `t` is ignored.
-    fn choose<R: Rng + ?Sized>(&self, view: &RootView, _t: f32, _rng: &mut R) -> Option<usize> {
+    fn choose<R: Rng + ?Sized>(&self, view: &RootView<'_>, _t: f32, _rng: &mut R) -> Option<usize> {
         self.action(view)
     }
 }

@@ -129,18 +129,18 @@ pub(crate) trait RootPolicy {
     fn prepare<R: Rng + ?Sized>(&mut self, nodes: &mut [Node], explore: bool, rng: &mut R);
 
     /// The root child the next descent goes to.
-    fn select(&self, view: &RootView) -> usize;
+    fn select(&self, view: &RootView<'_>) -> usize;
 
     /// Root child visit counts as the targets and temperature sampling see
     /// them ([`crate::Mcts::pruned_root_visits`]).
-    fn visit_counts(&self, view: &RootView) -> Vec<u32>;
+    fn visit_counts(&self, view: &RootView<'_>) -> Vec<u32>;
 
     /// The policy target per root child, summing to 1 (root expanded).
-    fn policy_target(&self, view: &RootView) -> Vec<f32>;
+    fn policy_target(&self, view: &RootView<'_>) -> Vec<f32>;
 
     /// The root child to play at temperature `t` (root expanded); `None`
     /// only when there is none.
-    fn choose<R: Rng + ?Sized>(&self, view: &RootView, t: f32, rng: &mut R) -> Option<usize>;
+    fn choose<R: Rng + ?Sized>(&self, view: &RootView<'_>, t: f32, rng: &mut R) -> Option<usize>;
 }
 
 /// The root policy a tree holds: one of the policies above.
@@ -203,19 +203,19 @@ impl RootPolicy for Root {
         forward!(self, p => p.prepare(nodes, explore, rng))
     }
 
-    fn select(&self, view: &RootView) -> usize {
+    fn select(&self, view: &RootView<'_>) -> usize {
         forward!(self, p => p.select(view))
     }
 
-    fn visit_counts(&self, view: &RootView) -> Vec<u32> {
+    fn visit_counts(&self, view: &RootView<'_>) -> Vec<u32> {
         forward!(self, p => p.visit_counts(view))
     }
 
-    fn policy_target(&self, view: &RootView) -> Vec<f32> {
+    fn policy_target(&self, view: &RootView<'_>) -> Vec<f32> {
         forward!(self, p => p.policy_target(view))
     }
 
-    fn choose<R: Rng + ?Sized>(&self, view: &RootView, t: f32, rng: &mut R) -> Option<usize> {
+    fn choose<R: Rng + ?Sized>(&self, view: &RootView<'_>, t: f32, rng: &mut R) -> Option<usize> {
         forward!(self, p => p.choose(view, t, rng))
     }
 }

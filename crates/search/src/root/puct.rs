@@ -33,7 +33,7 @@ impl PuctRoot {
 /// The PUCT child choice at the root: with forced playouts on while
 /// exploring (KataGo), a child short of its forced visits first; otherwise
 /// the PUCT rule of every inner node.
-pub(super) fn select_puct(view: &RootView) -> usize {
+pub(super) fn select_puct(view: &RootView<'_>) -> usize {
     let forcing = view.config.forced_playouts && view.explore;
     forcing
         .then(|| forced::forced_child(view))
@@ -60,13 +60,13 @@ impl RootPolicy for PuctRoot {
         }
     }
 
-    fn select(&self, view: &RootView) -> usize {
+    fn select(&self, view: &RootView<'_>) -> usize {
         select_puct(view)
     }
 
     /// Pruned by KataGo's policy target pruning when forced playouts are
     /// configured (whether or not this search explored), raw otherwise.
-    fn visit_counts(&self, view: &RootView) -> Vec<u32> {
+    fn visit_counts(&self, view: &RootView<'_>) -> Vec<u32> {
         if view.config.forced_playouts {
             forced::pruned_visits(view)
         } else {
@@ -75,7 +75,7 @@ impl RootPolicy for PuctRoot {
     }
 
     /// The visit counts normalised (AlphaZero); uniform before any visit.
-    fn policy_target(&self, view: &RootView) -> Vec<f32> {
+    fn policy_target(&self, view: &RootView<'_>) -> Vec<f32> {
         let counts = self.visit_counts(view);
         let total: f64 = counts.iter().map(|&v| f64::from(v)).sum();
         let n = counts.len() as f32;
@@ -94,7 +94,7 @@ impl RootPolicy for PuctRoot {
     /// The most visited child at temperature 0 (or before any visit);
     /// otherwise drawn with probability proportional to `N(a)^(1 / t)`
     /// (Silver et al. 2018) over [`RootPolicy::visit_counts`].
-    fn choose<R: Rng + ?Sized>(&self, view: &RootView, t: f32, rng: &mut R) -> Option<usize> {
+    fn choose<R: Rng + ?Sized>(&self, view: &RootView<'_>, t: f32, rng: &mut R) -> Option<usize> {
         let best = most_visited(view.nodes, 0)?;
         let greedy = !(t > 0.0 && t.is_finite());
         if greedy || view.nodes[best].visits == 0 {
