@@ -79,7 +79,7 @@ fn render_png(
     path: &Path,
     width: u32,
     height: u32,
-    draw: impl FnOnce(&Area) -> Result<(), String>,
+    draw: impl FnOnce(&Area<'_>) -> Result<(), String>,
 ) -> Result<(), ChartError> {
     register_font("sans-serif", FontStyle::Normal, FONT).map_err(|_| ChartError::Font)?;
     let file = path
@@ -130,7 +130,7 @@ pub fn draw_ratings(
     let n = entries.len().max(1);
     let names: Vec<String> = entries.iter().map(|e| ascii(&e.name)).collect();
     render_png(path, width, height, |root| {
-        let e2s = |e: plotters::drawing::DrawingAreaErrorKind<_>| e.to_string();
+        let e2s = |e: DrawingAreaErrorKind<_>| e.to_string();
         let mut chart = ChartBuilder::on(root)
             .caption(ascii(title), ("sans-serif", 22))
             .margin(16)
@@ -258,7 +258,7 @@ pub fn draw_learning_curve(
     let (lo, hi) = padded_range(all().flat_map(|p| [p.elo, p.lower, p.upper]), 25.0);
     let x_max = all().map(|p| p.cpu_hours).fold(0.0f64, f64::max).max(1e-3) * 1.08;
     render_png(path, width, height, |root| {
-        let e2s = |e: plotters::drawing::DrawingAreaErrorKind<_>| e.to_string();
+        let e2s = |e: DrawingAreaErrorKind<_>| e.to_string();
         let mut chart = ChartBuilder::on(root)
             .caption(ascii(title), ("sans-serif", 22))
             .margin(16)

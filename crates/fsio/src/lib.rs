@@ -210,8 +210,8 @@ mod tests {
     fn failing_fill_keeps_the_old_folder() {
         let tmp = tempfile::tempdir().unwrap();
         let dir = tmp.path().join("gen-000001");
-        replace_dir_atomic::<std::io::Error>(&dir, |d| write_atomic(&d.join("a"), b"1")).unwrap();
-        let err = replace_dir_atomic::<std::io::Error>(&dir, |d| {
+        replace_dir_atomic::<Error>(&dir, |d| write_atomic(&d.join("a"), b"1")).unwrap();
+        let err = replace_dir_atomic::<Error>(&dir, |d| {
             write_atomic(&d.join("a"), b"2")?;
             Err(Error::new(
                 ErrorKind::StorageFull,
@@ -270,7 +270,7 @@ mod tests {
             let kind = write_atomic(&path, &vec![7u8; 1 << 20])
                 .err()
                 .map(|e| e.kind());
-            Ok::<_, std::io::Error>((kind, std::fs::read(&path)?, names(tmp.path())))
+            Ok::<_, Error>((kind, std::fs::read(&path)?, names(tmp.path())))
         })();
         let _ = std::process::Command::new("umount")
             .arg(tmp.path())

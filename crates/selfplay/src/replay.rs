@@ -39,15 +39,27 @@ pub enum ReplayError {
     /// File-system error.
     #[error("{path}: {source}")]
     Io {
+        /// The chunk file or replay folder.
         path: PathBuf,
+        /// The operating system's error.
         source: std::io::Error,
     },
     /// Not a chunk, truncated, or corrupt.
     #[error("{path}: corrupt replay chunk: {reason}")]
-    Corrupt { path: PathBuf, reason: String },
+    Corrupt {
+        /// The chunk file.
+        path: PathBuf,
+        /// What is wrong with it.
+        reason: String,
+    },
     /// A chunk of another variant or rules version.
     #[error("{path}: replay chunk does not fit: {reason}")]
-    Mismatch { path: PathBuf, reason: String },
+    Mismatch {
+        /// The chunk file.
+        path: PathBuf,
+        /// What differs.
+        reason: String,
+    },
 }
 
 fn bincode_config() -> bincode::config::Configuration {

@@ -233,15 +233,27 @@ pub enum ConfigError {
     /// The file could not be read.
     #[error("cannot read config {path}: {source}")]
     Io {
+        /// The config file.
         path: String,
+        /// The operating system's error.
         source: std::io::Error,
     },
     /// TOML syntax, unknown key or wrong type (serde names the key).
     #[error("invalid config {path}: {reason}")]
-    Parse { path: String, reason: String },
+    Parse {
+        /// The config file.
+        path: String,
+        /// The parser's message.
+        reason: String,
+    },
     /// A value out of range.
     #[error("invalid config {path}: {reason}")]
-    Range { path: String, reason: String },
+    Range {
+        /// The config file.
+        path: String,
+        /// The key and the range its value must be in.
+        reason: String,
+    },
 }
 
 impl RunConfig {

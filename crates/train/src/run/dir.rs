@@ -8,7 +8,7 @@ use model::bundle::read_meta;
 use crate::error::Result;
 use crate::metrics::GenerationMetrics;
 
-/// Paths inside a run directory (layout in the [`crate::run`] docs).
+/// Paths inside a run directory (layout in the [`crate::run`](mod@crate::run) docs).
 #[derive(Clone, Debug)]
 pub struct RunDir {
     /// The run directory itself.
