@@ -24,6 +24,10 @@ use train::RunConfig;
 
 /// Arguments of `lokizero bench`.
 #[derive(Args, Debug)]
+#[allow(
+    rustdoc::invalid_html_tags,
+    reason = "the doc comments are also the --help text, where <variant> is a placeholder"
+)]
 pub struct BenchArgs {
     /// Variant id (its config in configs/<variant>.toml gives the network size).
     #[arg(long)]

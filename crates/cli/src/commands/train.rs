@@ -8,6 +8,10 @@ use train::{RunConfig, RunOptions};
 
 /// Arguments of `lokizero train`.
 #[derive(Args, Debug)]
+#[allow(
+    rustdoc::invalid_html_tags,
+    reason = "the doc comments are also the --help text, where <variant> is a placeholder"
+)]
 pub struct TrainArgs {
     /// Run config (TOML).
     #[arg(long, default_value = "configs/shakti.toml")]
