@@ -32,8 +32,6 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
-
 mod analysis;
 mod any;
 pub mod clock;

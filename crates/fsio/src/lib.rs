@@ -16,8 +16,6 @@
 //! between writing the temporary and renaming it, so a test can kill the
 //! process inside that window deterministically (`tests/fault_injection.rs`).
 
-#![warn(missing_docs)]
-
 use std::io::Write;
 use std::path::Path;
 

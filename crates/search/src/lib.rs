@@ -47,8 +47,6 @@
 //! # }
 //! ```
 
-#![warn(missing_docs)]
-
 mod config;
 mod evaluator;
 mod gumbel;
