@@ -34,18 +34,8 @@ fn samples() -> Vec<Sample> {
 
 fn train(moves_left: bool) -> (f64, f64, f64) {
     let device = Device::flex();
-    let shape = NetShape {
-        input_planes: Shakti::INPUT_PLANES,
-        policy_planes: Shakti::POLICY_PLANES,
-        height: Shakti::HEIGHT,
-        width: Shakti::WIDTH,
-        blocks: 1,
-        filters: 8,
-        value_hidden: 16,
-        moves_left,
-    };
     let config = train::config::TrainingConfig::default();
-    let mut trainer = Trainer::new(Net::new(&shape, &device), &device, &config);
+    let mut trainer = Trainer::new(tiny_net(moves_left), &device, &config);
     let samples = samples();
     let mut rng = SmallRng::seed_from_u64(3);
     let batch = sample_batch::<Shakti>(&samples, 16, false, &mut rng);
@@ -89,7 +79,8 @@ fn policy_entropy_is_over_the_legal_actions() {
     assert!(entropy > 0.5 * (most as f64).ln(), "{entropy}");
 }
 
-fn tiny_net() -> Net {
+/// A 1 x 8 Shakti network, with the moves-left head when asked.
+fn tiny_net(moves_left: bool) -> Net {
     let shape = NetShape {
         input_planes: Shakti::INPUT_PLANES,
         policy_planes: Shakti::POLICY_PLANES,
@@ -98,7 +89,7 @@ fn tiny_net() -> Net {
         blocks: 1,
         filters: 8,
         value_hidden: 16,
-        moves_left: false,
+        moves_left,
     };
     Net::new(&shape, &Device::flex())
 }
@@ -131,7 +122,7 @@ fn policy_loss_spans_the_legal_actions_when_asked() {
     // The same logits: masking the illegal actions raises every legal
     // action's probability, so the cross-entropy falls, by about
     // ln(2401 / legal actions) for a near-uniform untrained network.
-    let net = tiny_net();
+    let net = tiny_net(false);
     let most = samples().iter().map(|s| s.legal.len()).max().unwrap() as f64;
     let (legal, value) = first_losses(&net, true, 1.0);
     let (all, _) = first_losses(&net, false, 1.0);
@@ -142,6 +133,6 @@ fn policy_loss_spans_the_legal_actions_when_asked() {
 
 #[test]
 fn zero_value_weights_leave_the_value_out() {
-    let (_, value) = first_losses(&tiny_net(), true, 0.0);
+    let (_, value) = first_losses(&tiny_net(false), true, 0.0);
     assert_eq!(value, 0.0);
 }
