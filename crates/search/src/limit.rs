@@ -108,6 +108,10 @@ impl Stopper<'_> {
         if trees.iter().all(|t| t.reached(nodes)) || self.limit.stopped() {
             return true;
         }
+        // Without a deadline the clock is not read at all.
+        let Some(deadline) = self.limit.deadline else {
+            return false;
+        };
         let now = Instant::now();
         let unevaluated = trees.iter().any(|t| !t.reached(nodes) && t.visits() == 0);
         if unevaluated {
@@ -117,7 +121,7 @@ impl Stopper<'_> {
         let took = self.last.map_or(Duration::ZERO, |last| now - last);
         self.step = took.max(self.step * 3 / 4);
         self.last = Some(now);
-        self.limit.deadline.is_some_and(|d| now + self.step >= d)
+        now + self.step >= deadline
     }
 }
 
