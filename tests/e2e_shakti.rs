@@ -385,6 +385,7 @@ fn init_from_continues_a_bundle() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("filters"), "{err}");
     assert!(!third.join("checkpoints").join("gen-000001").exists());
+    assert!(!third.join("config.toml").exists(), "nothing written");
 
     // A bundle of another variant: refused by name.
     let losers = one_gen.replace("variant = \"shakti\"", "variant = \"losers\"");

@@ -121,7 +121,11 @@ impl PlayerSpec {
             _ => {}
         }
         if let Some(n) = t.strip_prefix("uct:") {
-            return parse_budget(n).map(PlayerSpec::Uct).ok_or_else(bad);
+            return parse_budget(n).map(PlayerSpec::Uct).ok_or_else(|| {
+                SpecError::Syntax(format!(
+                    "{text} (bad search budget `{n}`: expected N > 0 simulations, Nms or Ns)"
+                ))
+            });
         }
         if let Some(rest) = t.strip_prefix("bundle:") {
             if rest.is_empty() {

@@ -177,16 +177,23 @@ fn open_run<E: Encode>(
     if let Some(g) = resumed {
         resume::check_resumable::<E>(dir, g, &shape)?;
     }
+    // A bundle to start from is checked (variant, shape) before anything
+    // is written.
+    let init = match (
+        resumed,
+        options.init_from.as_deref().or(config.init_from.as_deref()),
+    ) {
+        (None, Some(bundle)) => Some(resume::load_init_bundle::<E>(bundle, &shape, device)?),
+        _ => None,
+    };
     // The config of the latest invocation, for the record.
     let text = toml::to_string(config)?;
     let path = dir.root.join("config.toml");
     write_atomic(&path, text.as_bytes()).map_err(TrainError::io("write", &path))?;
-    if let Some(g) = resumed {
-        return resume::resume::<E>(dir, g, &shape, device);
-    }
-    match options.init_from.as_deref().or(config.init_from.as_deref()) {
-        Some(bundle) => resume::start_from_bundle::<E>(dir, bundle, &shape, device),
-        None => {
+    match (resumed, init) {
+        (Some(g), _) => resume::resume::<E>(dir, g, &shape, device),
+        (None, Some(init)) => resume::save_init_bundle::<E>(dir, init, &shape),
+        (None, None) => {
             let net = Net::new(&shape, device);
             save_bundle(&dir.checkpoint(0), &net, &meta_for::<E>(&shape, 0, &[]))?;
             Ok(0)

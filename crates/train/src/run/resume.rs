@@ -137,20 +137,24 @@ fn restore_metrics<E: Encode>(dir: &RunDir, done: u32) -> Result<()> {
     Ok(())
 }
 
-/// Copy `bundle` into the run as its first checkpoint, keeping its
-/// generation number and training record (so CPU-seconds, samples and
-/// positions keep adding up across runs: the lineage). Returns that
-/// generation.
+/// The network and metadata of a bundle a new run starts from
+/// (`--init-from`), checked against the run's variant and shape.
+pub(super) struct InitBundle {
+    net: model::Net,
+    meta: model::bundle::BundleMeta,
+    path: std::path::PathBuf,
+}
+
+/// Load `bundle` for a run of `E` with network `shape`.
 ///
 /// # Errors
 /// A bundle that does not load for `E` (another variant, a damaged file),
 /// or a network shape other than the config's.
-pub(super) fn start_from_bundle<E: Encode>(
-    dir: &RunDir,
+pub(super) fn load_init_bundle<E: Encode>(
     bundle: &Path,
     shape: &NetShape,
     device: &Device,
-) -> Result<u32> {
+) -> Result<InitBundle> {
     let (net, meta) = load_bundle::<E>(bundle, device).map_err(|source| TrainError::InitFrom {
         path: bundle.to_path_buf(),
         source,
@@ -162,15 +166,34 @@ pub(super) fn start_from_bundle<E: Encode>(
             shape_difference(&meta.shape, shape)
         )));
     }
-    let g = meta.generation;
+    Ok(InitBundle {
+        net,
+        meta,
+        path: bundle.to_path_buf(),
+    })
+}
+
+/// Copy the bundle into the run as its first checkpoint, keeping its
+/// generation number and training record (so CPU-seconds, samples and
+/// positions keep adding up across runs: the lineage). Returns that
+/// generation.
+///
+/// # Errors
+/// The checkpoint cannot be written.
+pub(super) fn save_init_bundle<E: Encode>(
+    dir: &RunDir,
+    init: InitBundle,
+    shape: &NetShape,
+) -> Result<u32> {
+    let g = init.meta.generation;
     let mut copy = meta_for::<E>(shape, g, &[]);
-    copy.training = meta.training.clone();
-    copy.strength = meta.strength.clone();
-    save_bundle(&dir.checkpoint(g), &net, &copy)?;
+    copy.training = init.meta.training;
+    copy.strength = init.meta.strength;
+    save_bundle(&dir.checkpoint(g), &init.net, &copy)?;
     eprintln!(
         "starting {} from {} (generation {g})",
         dir.root.display(),
-        bundle.display()
+        init.path.display()
     );
     Ok(g)
 }
