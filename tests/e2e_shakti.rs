@@ -360,6 +360,19 @@ fn init_from_continues_a_bundle() {
     assert_eq!(continued["generation"], 2);
     let cpu = |m: &serde_json::Value| m["training"]["cpu_seconds_total"].as_f64().unwrap();
     assert!(cpu(&continued) > cpu(&meta("gen-000001")));
+    // The lineage: generations and CPU-hours of the whole line, and the
+    // bundle it was continued from as its ancestor.
+    let lineage = &continued["lineage"];
+    assert_eq!(lineage["generations"], 2);
+    let hours = lineage["cpu_hours"].as_f64().unwrap();
+    assert!((hours * 3600.0 - cpu(&continued)).abs() < 1e-6, "{lineage}");
+    let parent: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(bundle.join("model.json")).unwrap()).unwrap();
+    assert_eq!(parent["lineage"]["ancestors"], serde_json::json!([]));
+    assert_eq!(
+        lineage["ancestors"],
+        serde_json::json!([{"generation": 1, "weights_sha256": parent["weights_sha256"]}])
+    );
     let metrics = std::fs::read_to_string(second.join("metrics.jsonl")).unwrap();
     assert_eq!(metrics.lines().count(), 1, "{metrics}");
 

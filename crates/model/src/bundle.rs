@@ -16,6 +16,7 @@ use fsio::{replace_dir_atomic, write_atomic};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::lineage::Lineage;
 use crate::net::{Net, NetShape};
 
 /// Value of [`BundleMeta::format`].
@@ -50,6 +51,10 @@ pub struct BundleMeta {
     /// Measured strength, when known (match results against baselines).
     #[serde(default)]
     pub strength: serde_json::Value,
+    /// Generations, CPU-hours, ancestors and promotion of this bundle
+    /// ([`crate::lineage`]); absent in bundles written before it existed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lineage: Option<Lineage>,
     /// Lower-case hex sha256 of `model.safetensors`.
     pub weights_sha256: String,
 }
@@ -123,7 +128,52 @@ pub fn weights_bytes(net: &Net) -> Result<Vec<u8>, BundleError> {
         reason: e.to_string(),
     };
     net.save_into(&mut store).map_err(|e| err(&e))?;
-    store.get_bytes().map_err(|e| err(&e))
+    let bytes = store.get_bytes().map_err(|e| err(&e))?;
+    Ok(canonical_header(bytes))
+}
+
+/// The same safetensors bytes with the JSON header's keys in sorted order.
+/// burn writes `__metadata__` from a hash map, so two saves of the same
+/// weights differed in their header and thus in `weights_sha256`; sorted,
+/// equal weights give equal files. The header keeps its length (padded
+/// with spaces, as the format allows), so the tensor data does not move.
+/// Bytes that do not parse as safetensors are returned unchanged.
+fn canonical_header(mut bytes: Vec<u8>) -> Vec<u8> {
+    let Some(len) = bytes
+        .get(..8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .and_then(|b| usize::try_from(u64::from_le_bytes(b)).ok())
+    else {
+        return bytes;
+    };
+    let Some(header) = bytes.get(8..8 + len) else {
+        return bytes;
+    };
+    let Ok(value) = serde_json::from_slice::<serde_json::Value>(header) else {
+        return bytes;
+    };
+    let Ok(mut sorted) = serde_json::to_vec(&sorted_keys(value)) else {
+        return bytes;
+    };
+    if sorted.len() > len {
+        return bytes;
+    }
+    sorted.resize(len, b' ');
+    bytes[8..8 + len].copy_from_slice(&sorted);
+    bytes
+}
+
+/// `value` with every object's keys in sorted order (whatever the
+/// `serde_json` map type of the build).
+fn sorted_keys(value: serde_json::Value) -> serde_json::Value {
+    match value {
+        serde_json::Value::Object(map) => {
+            let sorted: std::collections::BTreeMap<String, serde_json::Value> =
+                map.into_iter().map(|(k, v)| (k, sorted_keys(v))).collect();
+            serde_json::Value::Object(sorted.into_iter().collect())
+        }
+        other => other,
+    }
 }
 
 /// Metadata for a network of game `E` at `generation`, checksum filled in
@@ -139,6 +189,7 @@ pub fn meta_for<E: Encode>(shape: &NetShape, generation: u32, weights: &[u8]) ->
         generation,
         training: serde_json::Value::Null,
         strength: serde_json::Value::Null,
+        lineage: None,
         weights_sha256: sha256_hex(weights),
     }
 }

@@ -9,6 +9,7 @@
 //! - [`evaluator`]: [`NetEvaluator`], batched inference behind
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
+//! - [`lineage`]: a bundle's generations, CPU-hours, ancestors and promotion.
 //! - [`device`]: backend choice (`cpu` = burn flex by default).
 
 pub mod bundle;
@@ -16,6 +17,7 @@ pub mod device;
 mod direct;
 pub mod evaluator;
 pub mod fused;
+pub mod lineage;
 pub mod net;
 mod winograd;
 

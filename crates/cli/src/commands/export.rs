@@ -7,6 +7,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant, save_bundle};
+use model::lineage::{Lineage, Promotion};
 
 /// Arguments of `lokizero export`.
 #[derive(Args, Debug)]
@@ -21,6 +22,12 @@ pub struct ExportArgs {
     /// record as the bundle's measured strength.
     #[arg(long)]
     strength: Vec<PathBuf>,
+    /// JSON record of the SPRT match (`lokizero match A B --sprt ...
+    /// --json`, A = this bundle, B = the shipped one) that promotes this
+    /// bundle: recorded as `lineage.promoted_by` in its model.json. Refused
+    /// unless the SPRT accepted H1.
+    #[arg(long, value_name = "MATCH_JSON")]
+    promoted_by: Option<PathBuf>,
 }
 
 /// Verify, annotate and write the bundle.
@@ -32,17 +39,29 @@ pub fn run(args: ExportArgs) -> Result<()> {
 fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     let device = model::device_from_name("cpu").map_err(|e| anyhow!(e))?;
     let (net, mut meta) = load_bundle::<G>(&args.model, &device)?;
-    let mut results = Vec::new();
-    for path in &args.strength {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
-        let value: serde_json::Value = serde_json::from_str(text.trim())
-            .with_context(|| format!("{} is not JSON", path.display()))?;
-        results.push(value);
-    }
+    let results = args
+        .strength
+        .iter()
+        .map(|p| read_json(p))
+        .collect::<Result<Vec<_>>>()?;
     if !results.is_empty() {
         meta.strength = serde_json::json!({ "matches": results });
     }
+    // Bundles from before the lineage record get one from their training
+    // record, so every exported bundle carries generations and CPU-hours.
+    let mut lineage = meta.lineage.take().unwrap_or_else(|| {
+        let cpu = meta
+            .training
+            .get("cpu_seconds_total")
+            .and_then(serde_json::Value::as_f64);
+        Lineage::at_generation(meta.generation, cpu, None)
+    });
+    if let Some(path) = &args.promoted_by {
+        let promotion = Promotion::from_match_json(&read_json(path)?, &G::VARIANT.to_string())
+            .with_context(|| format!("--promoted-by {}", path.display()))?;
+        lineage.promoted_by = Some(promotion);
+    }
+    meta.lineage = Some(lineage);
     save_bundle(&args.out, &net, &meta)?;
     println!(
         "exported {} generation {} to {}",
@@ -51,4 +70,11 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
         args.out.display()
     );
     Ok(())
+}
+
+/// One JSON document (a `--json` record of `lokizero match` or `play`).
+fn read_json(path: &std::path::Path) -> Result<serde_json::Value> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    serde_json::from_str(text.trim()).with_context(|| format!("{} is not JSON", path.display()))
 }

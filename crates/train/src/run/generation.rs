@@ -7,6 +7,7 @@ use arena::evaluate::EvalSummary;
 use arena::EloEstimate;
 use encoding::Encode;
 use model::bundle::{load_bundle, meta_for, save_bundle};
+use model::lineage::Lineage;
 use model::Net;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
@@ -27,6 +28,8 @@ struct Inputs {
     net: Net,
     /// Its record (default for an untrained generation 0).
     prev: GenerationMetrics,
+    /// Its lineage (ancestors carried on to generation `g`).
+    prev_lineage: Option<Lineage>,
     /// The best (promoted) generation, which plays the self-play.
     best: u32,
     /// Its network.
@@ -81,6 +84,11 @@ pub(super) fn generation<E: Encode>(ctx: &RunContext<'_, E>, g: u32) -> Result<(
     }
     let mut meta = meta_for::<E>(&shape_for::<E>(ctx.config), g, &[]);
     meta.training = metrics.to_json();
+    meta.lineage = Some(Lineage::at_generation(
+        g,
+        metrics.cpu_seconds_total,
+        inputs.prev_lineage.as_ref(),
+    ));
     save_bundle(&ctx.dir.checkpoint(g), &trained.net, &meta)?;
     append_metrics(&ctx.dir.metrics(), &metrics)
         .map_err(TrainError::io("write", ctx.dir.metrics()))?;
@@ -113,6 +121,7 @@ fn load_inputs<E: Encode>(ctx: &RunContext<'_, E>, g: u32) -> Result<Inputs> {
     Ok(Inputs {
         net,
         prev,
+        prev_lineage: prev_meta.lineage.clone(),
         best,
         best_net,
         best_elo,

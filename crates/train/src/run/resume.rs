@@ -6,11 +6,12 @@ use std::path::Path;
 use burn::tensor::Device;
 use encoding::Encode;
 use model::bundle::{load_bundle, meta_for, save_bundle};
+use model::lineage::{Ancestor, Lineage};
 use model::NetShape;
 
 use super::RunDir;
 use crate::error::{Result, TrainError};
-use crate::metrics::{append_metrics, read_metrics};
+use crate::metrics::{append_metrics, read_metrics, GenerationMetrics};
 
 /// The config must fit the run in `dir` (newest generation `g`): the same
 /// variant and network shape. Checked from `model.json` before anything in
@@ -187,6 +188,20 @@ pub(super) fn save_init_bundle<E: Encode>(
 ) -> Result<u32> {
     let g = init.meta.generation;
     let mut copy = meta_for::<E>(shape, g, &[]);
+    // The run continues the bundle's lineage: it becomes an ancestor of
+    // every generation trained here.
+    let cpu_total =
+        GenerationMetrics::from_meta(&init.meta.training).and_then(|m| m.cpu_seconds_total);
+    let mut lineage = init
+        .meta
+        .lineage
+        .clone()
+        .unwrap_or_else(|| Lineage::at_generation(g, cpu_total, None));
+    lineage.ancestors.push(Ancestor {
+        generation: g,
+        weights_sha256: init.meta.weights_sha256.clone(),
+    });
+    copy.lineage = Some(lineage);
     copy.training = init.meta.training;
     copy.strength = init.meta.strength;
     save_bundle(&dir.checkpoint(g), &init.net, &copy)?;

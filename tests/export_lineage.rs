@@ -1,0 +1,81 @@
+//! `lokizero export`: every exported bundle carries a lineage (issue #21),
+//! `--promoted-by` records an SPRT that accepted H1 and refuses any other,
+//! and exporting the same weights twice gives the same file and sha256.
+
+use std::path::Path;
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
+const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/shakti");
+
+fn export(model: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .args(["export", "--model"])
+        .arg(model)
+        .arg("--out")
+        .arg(out)
+        .args(extra)
+        .output()
+        .expect("run lokizero")
+}
+
+fn meta(bundle: &Path) -> serde_json::Value {
+    serde_json::from_slice(&std::fs::read(bundle.join("model.json")).unwrap()).unwrap()
+}
+
+/// A `lokizero match --sprt ... --json` record with the given decision.
+fn sprt_record(dir: &Path, variant: &str, decision: &str) -> String {
+    let record = serde_json::json!({
+        "a": "bundle:new:200", "b": "bundle:models/shakti:200", "variant": variant,
+        "games": 40, "wins": 25, "draws": 5, "losses": 10, "seed": 9,
+        "elo": {"elo": 134.0, "lower": 30.0, "upper": 250.0},
+        "sprt": {"decision": decision, "llr": 3.0, "lower": -2.94, "upper": 2.94}
+    });
+    let path = dir.join(format!("{variant}-{decision}.json"));
+    std::fs::write(&path, record.to_string()).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn export_records_the_promotion_and_is_deterministic() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shipped = Path::new(SHIPPED);
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    let h1 = sprt_record(tmp.path(), "shakti", "h1");
+    let out = export(shipped, &a, &["--promoted-by", &h1]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let promoted = meta(&a);
+    let lineage = &promoted["lineage"];
+    assert_eq!(lineage["generations"], promoted["generation"]);
+    assert_eq!(lineage["promoted_by"]["wins"], 25);
+    assert_eq!(lineage["promoted_by"]["sprt_decision"], "h1");
+
+    // Same weights, same bytes: the sha256 names the weights.
+    assert!(export(&a, &b, &[]).status.success());
+    assert_eq!(meta(&b)["weights_sha256"], promoted["weights_sha256"]);
+    assert_eq!(meta(&b)["weights_sha256"], meta(shipped)["weights_sha256"]);
+    assert_eq!(
+        std::fs::read(a.join("model.safetensors")).unwrap(),
+        std::fs::read(b.join("model.safetensors")).unwrap()
+    );
+}
+
+#[test]
+fn export_refuses_a_match_that_does_not_promote() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cases = [
+        (sprt_record(tmp.path(), "shakti", "h0"), "\"h0\""),
+        (sprt_record(tmp.path(), "losers", "h1"), "played in losers"),
+    ];
+    for (record, why) in cases {
+        let out_dir = tmp.path().join("out");
+        let out = export(Path::new(SHIPPED), &out_dir, &["--promoted-by", &record]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && err.contains(why), "{err}");
+        assert!(!out_dir.exists(), "nothing written");
+    }
+}
