@@ -417,3 +417,40 @@ fn init_from_continues_a_bundle() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("shakti"), "{err}");
 }
+
+/// `[selfplay] branch_fraction = 1`: generation 1 plays from the start
+/// (no earlier games), every game of generation 2 starts from a position
+/// of generation 1's games, and training replays those records.
+#[test]
+fn branched_self_play_starts_from_earlier_games() {
+    use rules::Game;
+    let tmp = tempfile::tempdir().unwrap();
+    let text = TINY.replace(
+        "games_per_chunk = 3",
+        "games_per_chunk = 3\nbranch_fraction = 1.0",
+    );
+    let config = write_config(tmp.path(), &text);
+    let run = tmp.path().join("run");
+    let out = train(&config, &run);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let starts = |g: u32| -> Vec<String> {
+        let mut starts = Vec::new();
+        for part in 0..2 {
+            let path = run.join(format!("replay/gen-{g:06}-part-{part:04}.bin"));
+            let chunk = selfplay::read_chunk::<rules::Shakti>(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            starts.extend(chunk.games.into_iter().map(|r| r.start));
+        }
+        starts
+    };
+    let start = rules::Shakti::start().to_text();
+    assert!(starts(1).iter().all(|s| *s == start));
+    let branched = starts(2);
+    assert_eq!(branched.len(), 6);
+    assert!(branched.iter().all(|s| *s != start), "{branched:?}");
+    assert!(run.join("checkpoints/gen-000002").exists());
+}

@@ -87,6 +87,14 @@ pub struct SelfPlayConfig {
     /// self-play; the network's priors still guide the search. 0 (the
     /// default) = off.
     pub warm_start_generations: u32,
+    /// Fraction in `[0, 1]` of the games that start from a position of an
+    /// earlier generation's self-play instead of the variant's start
+    /// ([`crate::Games::branch_starts`]; KataGo starts part of its games
+    /// from positions of earlier games, Wu 2019, "Accelerating Self-Play
+    /// Learning in Go"). In long games whose self-play rarely reaches an
+    /// end (tafl, loki) more games then reach and decide their endgames.
+    /// 0 (the default) = every game from the start.
+    pub branch_fraction: f32,
     /// Games per replay chunk file (a killed run loses at most one part).
     pub games_per_chunk: usize,
     /// Self-play threads, each with its own network copy and share of the
@@ -132,6 +140,7 @@ impl Default for SelfPlayConfig {
             ply_cap_winner: PlyCapWinner::Draw,
             rollout_mix: 0.0,
             warm_start_generations: 0,
+            branch_fraction: 0.0,
             games_per_chunk: 50,
             workers: 2,
             resign: false,
@@ -171,7 +180,7 @@ impl SelfPlayConfig {
     }
 
     /// Sizes, budgets, temperatures, the ply cap and its adjudication.
-    fn general_checks(&self) -> [(bool, &'static str); 10] {
+    fn general_checks(&self) -> [(bool, &'static str); 11] {
         [
             (
                 self.workers >= 1 && self.workers <= 64,
@@ -208,6 +217,10 @@ impl SelfPlayConfig {
             (
                 (0.0..=1.0).contains(&self.rollout_mix),
                 "selfplay.rollout_mix must be in [0, 1]",
+            ),
+            (
+                (0.0..=1.0).contains(&self.branch_fraction),
+                "selfplay.branch_fraction must be in [0, 1]",
             ),
             (
                 self.games_per_chunk >= 1,

@@ -25,8 +25,12 @@ use crate::stats::SelfPlayStats;
 /// play, how many, and from which seed.
 #[derive(Debug)]
 pub struct Games<'a, G> {
-    /// The start position of every game.
+    /// The start position of every game not branched off.
     pub start: &'a G,
+    /// Positions of earlier games; a game starts from one of them (drawn
+    /// uniformly) with probability [`SelfPlayConfig::branch_fraction`].
+    /// Empty = every game from `start`.
+    pub branch_starts: &'a [G],
     /// The search settings. Every field applies except `leaves_per_batch`:
     /// the leaves per tree of a batch step are
     /// [`SelfPlayConfig::leaves_per_tree`].

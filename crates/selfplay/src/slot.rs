@@ -38,12 +38,30 @@ pub(crate) struct Slot<G: Game> {
 
 /// Mixed into a slot's seed for its playout-cap stream.
 pub(crate) const CAP_SEED_SALT: u64 = 0x9e37_79b9_7f4a_7c15;
+/// Mixed into a slot's seed for the draw of its start position.
+const BRANCH_SEED_SALT: u64 = 0x2545_f491_4f6c_dd1d;
+
+/// The start of the game seeded `seed`: one of `games.branch_starts` with
+/// probability `branch_fraction`, else `games.start`. A stream of its own,
+/// drawn only when branching is on, so runs without it keep their games.
+fn branch_start<'a, G>(games: &Games<'a, G>, seed: u64) -> &'a G {
+    let (pool, fraction) = (games.branch_starts, games.config.branch_fraction);
+    if pool.is_empty() || fraction <= 0.0 {
+        return games.start;
+    }
+    let mut rng = SmallRng::seed_from_u64(seed ^ BRANCH_SEED_SALT);
+    if rng.random::<f32>() < fraction {
+        &pool[rng.random_range(0..pool.len())]
+    } else {
+        games.start
+    }
+}
 
 impl<G: Game> Slot<G> {
     /// A new game of `games` from its start, with its random streams
     /// seeded from `seed`.
     pub fn new(games: &Games<'_, G>, seed: u64) -> Self {
-        let (start, config) = (games.start, games.config);
+        let (start, config) = (branch_start(games, seed), games.config);
         let mut cap_rng = SmallRng::seed_from_u64(seed ^ CAP_SEED_SALT);
         // Drawn from `cap_rng` only when resignation is on, so runs without
         // it keep their playout-cap draws.

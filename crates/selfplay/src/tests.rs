@@ -37,6 +37,7 @@ fn plan<'a, G>(
 ) -> Games<'a, G> {
     Games {
         start,
+        branch_starts: &[],
         search,
         config,
         count,
@@ -359,4 +360,53 @@ fn gumbel_self_play_records_improved_policies() {
             assert!(target.policy.iter().all(|p| *p > 0.0));
         }
     }
+}
+
+/// Branching: with `branch_fraction` 1 every game starts from one of the
+/// given positions (and records it as its start); with 0 none does, and
+/// the games are those of a call without a pool.
+#[test]
+fn branched_games_start_from_the_pool() {
+    let search = SearchConfig::default();
+    let mut mid = Shakti::start();
+    for _ in 0..6 {
+        let legal = mid.legal_vec();
+        mid.play(legal[legal.len() / 2]);
+    }
+    let pool = [mid.clone()];
+    let start = Shakti::start();
+    let games = |fraction: f32, pool: &[Shakti]| {
+        let cfg = SelfPlayConfig {
+            branch_fraction: fraction,
+            ..config(1.0)
+        };
+        let mut records = Vec::new();
+        let plan = Games {
+            branch_starts: pool,
+            ..plan(&start, &search, &cfg, 4, 3)
+        };
+        play_games(&plan, &mut UniformEvaluator, |r| records.push(r));
+        records
+    };
+    let branched = games(1.0, &pool);
+    assert_eq!(branched.len(), 4);
+    assert!(branched.iter().all(|r| r.start == mid.to_text()));
+    assert!(branched
+        .iter()
+        .all(|r| r.replay::<Shakti>(|_, _, _| {}).is_ok()));
+    let unbranched = games(0.0, &pool);
+    assert!(unbranched.iter().all(|r| r.start == start.to_text()));
+    assert_eq!(unbranched, games(0.5, &[]));
+}
+
+#[test]
+fn branch_fraction_out_of_range_is_named() {
+    let cfg = SelfPlayConfig {
+        branch_fraction: 1.5,
+        ..config(1.0)
+    };
+    assert_eq!(
+        cfg.validate(),
+        Err("selfplay.branch_fraction must be in [0, 1]".into())
+    );
 }

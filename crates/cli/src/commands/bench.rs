@@ -330,6 +330,7 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
     while t.elapsed().as_secs_f64() < args.seconds.max(1.0) * 3.0 {
         let plan = selfplay::Games {
             start: &start,
+            branch_starts: &[],
             search: &config.search,
             config: sp,
             count: games,

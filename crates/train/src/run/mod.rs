@@ -30,6 +30,7 @@
 //! trains the previous network with a fresh optimiser), so a resumed run
 //! continues exactly as an uninterrupted one would, up to randomness.
 
+mod branch;
 mod dir;
 mod generation;
 mod report;

@@ -75,6 +75,9 @@ pub(super) fn play<E: Encode>(
         None => (net, ctx.device),
     };
     let (mut games, mut next_part) = reused_games(ctx, g)?;
+    // The same pool on a resume: drawn from generation g - 1's games with
+    // the generation's seed.
+    let branch_starts = super::branch::branch_starts(ctx, g, seed_for(ctx.config, g, u32::MAX))?;
     let reused_plies = games.iter().map(|r| r.actions.len()).sum();
     let mut stats = selfplay::SelfPlayStats {
         games: games.len(),
@@ -103,7 +106,13 @@ pub(super) fn play<E: Encode>(
         let n = sp
             .games_per_chunk
             .min(sp.games_per_generation - games.len());
-        let (chunk, s) = play_part(ctx, sp, (g, next_part), (&net, device), n, &pb)?;
+        let part = Part {
+            g,
+            part: next_part,
+            count: n,
+            branch_starts: &branch_starts,
+        };
+        let (chunk, s) = play_part(ctx, sp, &part, (&net, device), &pb)?;
         stats.merge(s);
         games.extend(chunk.games);
         next_part += 1;
@@ -116,20 +125,33 @@ pub(super) fn play<E: Encode>(
     })
 }
 
-/// Play `n` games of part `part` of generation `g` with `net` on `device`
-/// and write them as one replay chunk.
+/// One replay chunk's worth of games to play.
+struct Part<'a, E> {
+    /// Generation.
+    g: u32,
+    /// Part number within the generation.
+    part: u32,
+    /// Games in the part.
+    count: usize,
+    /// Start positions of branched games (`[selfplay] branch_fraction`).
+    branch_starts: &'a [E],
+}
+
+/// Play the games of `part` with `net` on `device` and write them as one
+/// replay chunk.
 fn play_part<E: Encode>(
     ctx: &RunContext<'_, E>,
     sp: &SelfPlayConfig,
-    (g, part): (u32, u32),
+    part: &Part<'_, E>,
     (net, device): (&Net, &Device),
-    n: usize,
     pb: &indicatif::ProgressBar,
 ) -> Result<(Chunk, selfplay::SelfPlayStats)> {
+    let (g, n) = (part.g, part.count);
     let mut part_games = Vec::with_capacity(n);
-    let seed = seed_for(ctx.config, g, part);
+    let seed = seed_for(ctx.config, g, part.part);
     let games = Games {
         start: ctx.start,
+        branch_starts: part.branch_starts,
         search: &ctx.config.search,
         config: sp,
         count: n,
@@ -159,6 +181,6 @@ fn play_part<E: Encode>(
         generation: g,
         games: part_games,
     };
-    write_chunk(&ctx.dir.replay().join(chunk_name(g, part)), &chunk)?;
+    write_chunk(&ctx.dir.replay().join(chunk_name(g, part.part)), &chunk)?;
     Ok((chunk, stats))
 }

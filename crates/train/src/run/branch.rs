@@ -1,0 +1,138 @@
+//! Start positions for branched self-play games
+//! ([`selfplay::SelfPlayConfig::branch_fraction`]): positions drawn
+//! uniformly from the previous generation's self-play games.
+
+use encoding::Encode;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use rules::Game;
+use selfplay::read_chunk;
+use selfplay::replay::list_chunks;
+
+use super::RunContext;
+use crate::error::{Result, TrainError};
+
+/// Most positions kept per games of the generation: enough that branched
+/// games rarely share a start.
+const POOL_PER_GAME: usize = 4;
+
+/// Up to `POOL_PER_GAME x games_per_generation` positions of generation
+/// `g - 1`'s games, drawn uniformly (reservoir sampling, seeded by `seed`)
+/// from the plies after the first that have a search target and are not
+/// over. A position
+/// is kept as its position text reads back, and only if that text
+/// round-trips: a branched game's record starts from that text, and
+/// training replays it from there (repetition history is not carried,
+/// as in any game started from a position text). Empty when branching is
+/// off or there is no earlier generation.
+///
+/// # Errors
+/// An unreadable replay chunk of generation `g - 1`.
+pub(super) fn branch_starts<E: Encode>(
+    ctx: &RunContext<'_, E>,
+    g: u32,
+    seed: u64,
+) -> Result<Vec<E>> {
+    let sp = &ctx.config.selfplay;
+    if sp.branch_fraction <= 0.0 || g <= 1 {
+        return Ok(Vec::new());
+    }
+    let capacity = POOL_PER_GAME * sp.games_per_generation;
+    let mut pool = Reservoir::new(capacity, seed);
+    let replay = ctx.dir.replay();
+    for (gen, _, path) in list_chunks(&replay).map_err(TrainError::io("list", &replay))? {
+        if gen + 1 != g {
+            continue;
+        }
+        for record in read_chunk::<E>(&path)?.games {
+            // A record that does not replay was refused when training on
+            // it already; here it only gives no starts.
+            let mut ply = 0;
+            let _ = record.replay::<E>(|game, _, target| {
+                // Not the record's own start: a branch must move on.
+                if ply > 0 && target.is_some() && game.outcome().is_none() {
+                    pool.offer(|| round_trip(game));
+                }
+                ply += 1;
+            });
+        }
+    }
+    Ok(pool.items)
+}
+
+/// `game` as read back from its position text, if the text round-trips.
+fn round_trip<G: Game>(game: &G) -> Option<G> {
+    let text = game.to_text();
+    G::from_text(&text)
+        .ok()
+        .filter(|back| back.to_text() == text)
+}
+
+/// Uniform sample of at most `capacity` items from a stream (Vitter's
+/// algorithm R); items are built only when kept.
+struct Reservoir<T> {
+    items: Vec<T>,
+    capacity: usize,
+    seen: usize,
+    rng: SmallRng,
+}
+
+impl<T> Reservoir<T> {
+    fn new(capacity: usize, seed: u64) -> Self {
+        Reservoir {
+            items: Vec::with_capacity(capacity),
+            capacity,
+            seen: 0,
+            rng: SmallRng::seed_from_u64(seed),
+        }
+    }
+
+    /// Offer the next item of the stream; `make` returns `None` for an
+    /// item that cannot be kept after all.
+    fn offer(&mut self, make: impl FnOnce() -> Option<T>) {
+        self.seen += 1;
+        if self.items.len() < self.capacity {
+            self.items.extend(make());
+            return;
+        }
+        let j = self.rng.random_range(0..self.seen);
+        if j < self.capacity {
+            if let Some(item) = make() {
+                self.items[j] = item;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reservoir_keeps_a_uniform_sample() {
+        // 10 of 100 items, many seeds: every item kept about 10 % of the time.
+        let mut kept = [0u32; 100];
+        for seed in 0..2000 {
+            let mut r = Reservoir::new(10, seed);
+            for i in 0..100 {
+                r.offer(|| Some(i));
+            }
+            assert_eq!(r.items.len(), 10);
+            for &i in &r.items {
+                kept[i] += 1;
+            }
+        }
+        // Expected 200 each; 5 standard deviations is about 67.
+        assert!(kept.iter().all(|&k| (130..=270).contains(&k)), "{kept:?}");
+    }
+
+    #[test]
+    fn a_short_stream_is_kept_whole() {
+        let mut r = Reservoir::new(10, 1);
+        for i in 0..4 {
+            r.offer(|| Some(i));
+        }
+        r.offer(|| None);
+        assert_eq!(r.items, vec![0, 1, 2, 3]);
+    }
+}
