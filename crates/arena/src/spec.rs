@@ -336,7 +336,9 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                     path,
                     options,
                     go: go.unwrap_or_else(|| format!("go nodes {}", ctx.default_nodes.max(1))),
-                    handshake_timeout: Duration::from_secs(10),
+                    // Generous: a WebAssembly engine under Node compiles its
+                    // module first (seconds on a busy 2-core machine).
+                    handshake_timeout: Duration::from_secs(60),
                     move_timeout: ctx.uci_move_timeout,
                     dialect,
                 })
