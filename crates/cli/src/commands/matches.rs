@@ -191,8 +191,11 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
         .filter(|g| g.result.forfeit.is_some())
         .map(|g| format!("game {}: {}", g.index, termination(g)))
         .collect();
+    // Tafl and loki sides differ: the total can hide a side that loses.
+    let (as_first, as_second) = arena::matches::tally_by_side(&report.games);
     if args.json {
         let mut summary = serde_json::json!({
+            "as_first": as_first, "as_second": as_second,
             "variant": G::VARIANT.as_str(), "a": pa.name(), "b": pb.name(),
             "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
             "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
@@ -215,6 +218,16 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
         report.wdl.draws,
         report.wdl.losses,
         report.wdl.games()
+    );
+    println!(
+        "{} moving first: +{} ={} -{}; moving second: +{} ={} -{}",
+        pa.name(),
+        as_first.wins,
+        as_first.draws,
+        as_first.losses,
+        as_second.wins,
+        as_second.draws,
+        as_second.losses
     );
     println!("{}", report.elo.describe());
     if let (Some(c), Some(s)) = (sprt, report.sprt) {

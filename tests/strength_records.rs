@@ -1,6 +1,7 @@
-//! `lokizero export`: every exported bundle carries a lineage (issue #21),
+//! Strength records: `lokizero export` gives every bundle a lineage (issue #21),
 //! `--promoted-by` records an SPRT that accepted H1 and refuses any other,
-//! and exporting the same weights twice gives the same file and sha256.
+//! and exporting the same weights twice gives the same file and sha256;
+//! match records carry the per-side split the promotion rules read.
 
 use std::path::Path;
 use std::process::Command;
@@ -78,4 +79,38 @@ fn export_refuses_a_match_that_does_not_promote() {
         assert!(!out.status.success() && err.contains(why), "{err}");
         assert!(!out_dir.exists(), "nothing written");
     }
+}
+
+/// `lokizero match --json` splits A's results by side (tafl and loki sides
+/// differ, and the issue-21 targets are per side).
+#[test]
+fn match_json_splits_the_result_by_side() {
+    let out = Command::new(BIN)
+        .args(["match", "random", "greedy", "--variant", "hnefatafl"])
+        .args([
+            "--games",
+            "4",
+            "--concurrency",
+            "1",
+            "--seed",
+            "1",
+            "--json",
+        ])
+        .output()
+        .expect("run lokizero");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let side = |s: &str, k: &str| record[s][k].as_u64().unwrap();
+    for k in ["wins", "draws", "losses"] {
+        assert_eq!(
+            side("as_first", k) + side("as_second", k),
+            record[k].as_u64().unwrap()
+        );
+    }
+    let first = ["wins", "draws", "losses"].map(|k| side("as_first", k));
+    assert_eq!(first.iter().sum::<u64>(), 2, "{record}");
 }
