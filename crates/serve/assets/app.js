@@ -50,6 +50,9 @@ function render() {
     targets: targets(game.legal, lab.kind, lab.sel),
     last: lab.last,
     onClick: onSquare,
+    onSize: (ranks) => {
+      $('eval').style.height = `calc(var(--sq) * ${ranks})`;
+    },
   });
   renderPowers(info);
   renderMoves(info);

@@ -2,8 +2,10 @@
 // reading order) and turning clicks into moves from the server's `legal`
 // list: the page never decides what is legal itself.
 
+// The filled glyphs for both colours (coloured by CSS): the outline ones
+// look hollow on a dark square.
 const CHESS = {
-  K: '♔', Q: '♕', R: '♖', B: '♗', N: '♘', P: '♙',
+  K: '♚', Q: '♛', R: '♜', B: '♝', N: '♞', P: '♟',
   k: '♚', q: '♛', r: '♜', b: '♝', n: '♞', p: '♟',
 };
 // Tafl and Shakti pieces are discs; the letter names the special ones.
@@ -47,6 +49,7 @@ export function drawBoard(container, game, ui) {
   container.innerHTML = '';
   container.className = `board board-${variant}`;
   container.style.gridTemplateColumns = `repeat(${board.width}, var(--sq))`;
+  if (ui.onSize) ui.onSize(board.height);
   board.squares.forEach((sq, i) => {
     const file = i % board.width;
     const row = Math.floor(i / board.width);
