@@ -62,7 +62,10 @@ fn the_page_works_in_chromium() {
     let url = BufReader::new(stdout)
         .lines()
         .map_while(Result::ok)
-        .find_map(|line| line.strip_prefix("web lab: ").map(|u| u.trim_end_matches('/').to_string()))
+        .find_map(|line| {
+            line.strip_prefix("web lab: ")
+                .map(|u| u.trim_end_matches('/').to_string())
+        })
         .expect("lokizero serve prints its address");
     let out = Command::new("node")
         .arg(dir.join("browser.mjs"))

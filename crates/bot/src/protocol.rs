@@ -67,7 +67,10 @@ impl AnalyseRequest {
     pub fn variant_id(&self) -> Result<Option<VariantId>, BotError> {
         self.variant
             .as_deref()
-            .map(|v| v.parse().map_err(|e: rules::variant::UnknownVariant| BotError::Setting(e.to_string())))
+            .map(|v| {
+                v.parse()
+                    .map_err(|e: rules::variant::UnknownVariant| BotError::Setting(e.to_string()))
+            })
             .transpose()
     }
 

@@ -37,15 +37,25 @@ fn settings() -> Result<Settings, String> {
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
     for pair in args.chunks(2) {
-        let value = pair.get(1).ok_or_else(|| format!("{} needs a value", pair[0]))?;
-        let number = || value.parse::<usize>().map_err(|e| format!("{}: {e}", pair[0]));
+        let value = pair
+            .get(1)
+            .ok_or_else(|| format!("{} needs a value", pair[0]))?;
+        let number = || {
+            value
+                .parse::<usize>()
+                .map_err(|e| format!("{}: {e}", pair[0]))
+        };
         match pair[0].as_str() {
             "--games" => s.games = number()?,
             "--moves" => s.moves = number()?,
             "--nodes" => s.nodes = number()? as u32,
             "--variant" => s.variant = value.clone(),
             "--searches" => s.searches = Some(number()?),
-            other => return Err(format!("unknown option {other} (--games, --moves, --nodes, --variant, --searches)")),
+            other => {
+                return Err(format!(
+                    "unknown option {other} (--games, --moves, --nodes, --variant, --searches)"
+                ))
+            }
         }
     }
     Ok(s)
@@ -64,7 +74,12 @@ impl Client {
     }
 
     /// Send a request; returns the status and the JSON body.
-    async fn call(&mut self, method: &str, path: &str, body: Option<&Value>) -> std::io::Result<(u16, Value)> {
+    async fn call(
+        &mut self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+    ) -> std::io::Result<(u16, Value)> {
         let body = body.map(Value::to_string).unwrap_or_default();
         let head = format!(
             "{method} {path} HTTP/1.1\r\nHost: lab\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
@@ -75,7 +90,11 @@ impl Client {
         stream.write_all(body.as_bytes()).await?;
         let mut line = String::new();
         self.stream.read_line(&mut line).await?;
-        let status: u16 = line.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+        let status: u16 = line
+            .split_whitespace()
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(0);
         let mut length = 0usize;
         loop {
             line.clear();
@@ -91,7 +110,10 @@ impl Client {
         }
         let mut bytes = vec![0; length];
         self.stream.read_exact(&mut bytes).await?;
-        Ok((status, serde_json::from_slice(&bytes).unwrap_or(Value::Null)))
+        Ok((
+            status,
+            serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+        ))
     }
 }
 
@@ -105,9 +127,16 @@ struct Played {
     errors: Vec<String>,
 }
 
-async fn play(addr: std::net::SocketAddr, variant: String, moves: usize, nodes: u32) -> std::io::Result<Played> {
+async fn play(
+    addr: std::net::SocketAddr,
+    variant: String,
+    moves: usize,
+    nodes: u32,
+) -> std::io::Result<Played> {
     let mut client = Client::connect(addr).await?;
-    let (status, game) = client.call("POST", "/api/games", Some(&json!({ "variant": variant }))).await?;
+    let (status, game) = client
+        .call("POST", "/api/games", Some(&json!({ "variant": variant })))
+        .await?;
     if status != 200 {
         return Err(std::io::Error::other(format!("create: {status} {game}")));
     }
@@ -121,13 +150,20 @@ async fn play(addr: std::net::SocketAddr, variant: String, moves: usize, nodes: 
     let path = format!("/api/games/{}/bot", played.id);
     for _ in 0..moves {
         let started = Instant::now();
-        let (status, answer) = client.call("POST", &path, Some(&json!({ "nodes": nodes }))).await?;
+        let (status, answer) = client
+            .call("POST", &path, Some(&json!({ "nodes": nodes })))
+            .await?;
         played.latencies.push(started.elapsed());
         if status != 200 {
             played.errors.push(format!("{status} {answer}"));
             continue;
         }
-        played.moves.push(answer["bot"]["move"].as_str().unwrap_or_default().to_string());
+        played.moves.push(
+            answer["bot"]["move"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string(),
+        );
         played.position = answer["position"].as_str().unwrap_or_default().to_string();
         if !answer["outcome"].is_null() {
             break;
@@ -156,7 +192,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let service = Arc::new(tokio::task::spawn_blocking(move || Service::new(config)).await??);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     let addr = listener.local_addr()?;
-    let server = tokio::spawn(serve::serve(listener, Arc::clone(&service), std::future::pending()));
+    let server = tokio::spawn(serve::serve(
+        listener,
+        Arc::clone(&service),
+        std::future::pending(),
+    ));
     println!(
         "load: {} games x {} bot moves, {} nodes each, variant {}, {searches} search slots, service at {addr}",
         s.games, s.moves, s.nodes, s.variant
@@ -172,7 +212,10 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     let wall = started.elapsed();
 
-    let mut latencies: Vec<Duration> = results.iter().flat_map(|r| r.latencies.iter().copied()).collect();
+    let mut latencies: Vec<Duration> = results
+        .iter()
+        .flat_map(|r| r.latencies.iter().copied())
+        .collect();
     latencies.sort();
     let errors: Vec<&String> = results.iter().flat_map(|r| &r.errors).collect();
     println!(
@@ -194,12 +237,19 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     let (status, _) = check.call("GET", "/api/variants", None).await?;
     let mut consistent = 0;
     for r in &results {
-        let (code, game) = check.call("GET", &format!("/api/games/{}", r.id), None).await?;
+        let (code, game) = check
+            .call("GET", &format!("/api/games/{}", r.id), None)
+            .await?;
         let moves: Vec<String> = game["moves"]
             .as_array()
-            .map(|m| m.iter().filter_map(|x| x.as_str().map(str::to_string)).collect())
+            .map(|m| {
+                m.iter()
+                    .filter_map(|x| x.as_str().map(str::to_string))
+                    .collect()
+            })
             .unwrap_or_default();
-        if code == 200 && moves == r.moves && game["position"].as_str() == Some(r.position.as_str()) {
+        if code == 200 && moves == r.moves && game["position"].as_str() == Some(r.position.as_str())
+        {
             consistent += 1;
         }
     }

@@ -12,11 +12,31 @@ pub const OPENAPI: &str = include_str!("../assets/openapi.json");
 
 /// The page's files: (name under `/assets/`, content type, content).
 const FILES: [(&str, &str, &str); 5] = [
-    ("index.html", "text/html; charset=utf-8", include_str!("../assets/index.html")),
-    ("style.css", "text/css; charset=utf-8", include_str!("../assets/style.css")),
-    ("app.js", "text/javascript; charset=utf-8", include_str!("../assets/app.js")),
-    ("board.js", "text/javascript; charset=utf-8", include_str!("../assets/board.js")),
-    ("api.js", "text/javascript; charset=utf-8", include_str!("../assets/api.js")),
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("../assets/index.html"),
+    ),
+    (
+        "style.css",
+        "text/css; charset=utf-8",
+        include_str!("../assets/style.css"),
+    ),
+    (
+        "app.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/app.js"),
+    ),
+    (
+        "board.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/board.js"),
+    ),
+    (
+        "api.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/api.js"),
+    ),
 ];
 
 /// A file of [`FILES`] with its content type.

@@ -66,10 +66,11 @@ impl Catalog {
             if !dir.join(model::bundle::META_FILE).is_file() {
                 continue;
             }
-            let bot = Bot::load_for(variant, &dir, &device).map_err(|source| StartError::Bundle {
-                dir: dir.clone(),
-                source,
-            })?;
+            let bot =
+                Bot::load_for(variant, &dir, &device).map_err(|source| StartError::Bundle {
+                    dir: dir.clone(),
+                    source,
+                })?;
             entries.push(Entry {
                 variant,
                 meta: bot.meta().clone(),
@@ -118,7 +119,11 @@ impl Catalog {
     /// bundle no longer loads.
     pub fn take(&self, variant: VariantId) -> Result<Bot, ApiError> {
         let entry = self.entry(variant).ok_or(ApiError::NoBot(variant))?;
-        let idle = entry.idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+        let idle = entry
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
         match idle {
             Some(bot) => Ok(bot),
             None => Bot::load_for(variant, &entry.dir, &self.device)
@@ -129,7 +134,11 @@ impl Catalog {
     /// Return a bot taken with [`Catalog::take`] to its pool.
     pub fn give_back(&self, bot: Bot) {
         if let Some(entry) = self.entry(bot.variant()) {
-            entry.idle.lock().unwrap_or_else(PoisonError::into_inner).push(bot);
+            entry
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(bot);
         }
     }
 }
@@ -148,7 +157,10 @@ fn strength_line(strength: &Value) -> Option<String> {
         .next()
         .and_then(|p| p.trim_end_matches('/').rsplit('/').next())
         .unwrap_or(opponent);
-    let simulations = m.get("simulations").or_else(|| m.get("nodes")).and_then(Value::as_u64);
+    let simulations = m
+        .get("simulations")
+        .or_else(|| m.get("nodes"))
+        .and_then(Value::as_u64);
     let budget = simulations.map_or(String::new(), |s| format!(", {s} simulations"));
     Some(format!(
         "+{} ={} -{} vs {opponent} ({} games{budget})",

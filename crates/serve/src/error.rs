@@ -63,7 +63,9 @@ impl ApiError {
             ApiError::NotFound | ApiError::UnknownGame(_) => StatusCode::NOT_FOUND,
             ApiError::UnknownVariant(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
             ApiError::NoBot(_) | ApiError::GameOver(_) | ApiError::Busy(_) => StatusCode::CONFLICT,
-            ApiError::TooManyGames(_) | ApiError::SearchesBusy(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooManyGames(_) | ApiError::SearchesBusy(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -73,7 +75,10 @@ impl From<JsonRejection> for ApiError {
     fn from(rejection: JsonRejection) -> Self {
         let status = rejection.status();
         let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
-            format!("request body is over the size limit ({})", rejection.body_text())
+            format!(
+                "request body is over the size limit ({})",
+                rejection.body_text()
+            )
         } else {
             rejection.body_text()
         };
@@ -85,7 +90,9 @@ impl From<bot::BotError> for ApiError {
     fn from(e: bot::BotError) -> Self {
         match e {
             bot::BotError::GameOver(text) => ApiError::GameOver(text),
-            bot::BotError::Bundle(_) | bot::BotError::Device(_) => ApiError::Internal(e.to_string()),
+            bot::BotError::Bundle(_) | bot::BotError::Device(_) => {
+                ApiError::Internal(e.to_string())
+            }
             other => ApiError::Invalid(other.to_string()),
         }
     }

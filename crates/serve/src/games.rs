@@ -163,11 +163,14 @@ impl Games {
         let mut slots = self.lock();
         let slot = touch(&mut slots, &job.id)?;
         if slot.table.moves() != job.moves.as_slice() {
-            return Err(ApiError::Internal(format!("game {} changed during the search", job.id)));
+            return Err(ApiError::Internal(format!(
+                "game {} changed during the search",
+                job.id
+            )));
         }
-        slot.table
-            .play(token)
-            .map_err(|e| ApiError::Internal(format!("the bot's move {token:?} was refused: {e}")))?;
+        slot.table.play(token).map_err(|e| {
+            ApiError::Internal(format!("the bot's move {token:?} was refused: {e}"))
+        })?;
         Ok(slot.table.view())
     }
 

@@ -168,9 +168,15 @@ mod tests {
         let chess = Geometry::new(8, 8);
         let tafl = Geometry::new(11, 11);
         let m = move_view(chess, "e7e8q");
-        assert_eq!((m.kind, m.path, m.promotion.as_deref()), ("move", vec!["e7".into(), "e8".into()], Some("q")));
+        assert_eq!(
+            (m.kind, m.path, m.promotion.as_deref()),
+            ("move", vec!["e7".into(), "e8".into()], Some("q"))
+        );
         let m = move_view(tafl, "g:d4d6d6f6");
-        assert_eq!((m.kind, m.path), ("command", vec!["d4".into(), "d6".into(), "f6".into()]));
+        assert_eq!(
+            (m.kind, m.path),
+            ("command", vec!["d4".into(), "d6".into(), "f6".into()])
+        );
         let m = move_view(tafl, "k10k11");
         assert_eq!(m.path, vec!["k10".to_string(), "k11".to_string()]);
         assert_eq!(move_view(tafl, "f:e5").path, vec!["e5".to_string()]);
