@@ -4,7 +4,10 @@
 //! Debian's chromium (headless) with playwright-core from npm: for every
 //! variant a clicked move and the bot's answer, an illegal click that
 //! changes nothing, the last move of a position one move from the end, a
-//! screenshot into `docs/web/`; then a whole losers game, bot against bot.
+//! screenshot of each variant mid-game; then a whole losers game, bot
+//! against bot. The screenshots go to a scratch folder, or with
+//! `LOKIZERO_SCREENSHOTS=1` to `docs/web/` (how the committed ones were
+//! made).
 //!
 //! Skipped, with a message, when `/usr/bin/chromium` (or `$CHROMIUM`) is
 //! absent, except when `CI` is set (`.ci/run` sets it and installs
@@ -67,7 +70,11 @@ fn the_page_works_in_chromium() {
                 .map(|u| u.trim_end_matches('/').to_string())
         })
         .expect("lokizero serve prints its address");
-    let out = Command::new("node")
+    let mut node = Command::new("node");
+    if std::env::var_os("LOKIZERO_SCREENSHOTS").is_some() {
+        node.env("SCREENSHOTS", root().join("docs/web"));
+    }
+    let out = node
         .arg(dir.join("browser.mjs"))
         .env("LAB_URL", &url)
         .env("CHROMIUM", &chromium)

@@ -579,3 +579,40 @@ async fn the_page_and_the_openapi_file_are_served() {
         assert!(openapi["paths"].get(path).is_some(), "{path}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_busy_with_a_bot_search_refuses_other_requests_to_change_it() {
+    let service = service();
+    let game = new_game(&service, "hnefatafl", None).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let first = game["legal_moves"][0].as_str().unwrap().to_string();
+    // A time-bounded search, long enough to be caught in flight.
+    let (s, path) = (service.clone(), format!("/api/games/{id}/bot"));
+    let search = tokio::spawn(async move { post(&s, &path, json!({"movetime_ms": 1500})).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let moves = format!("/api/games/{id}/moves");
+    assert_error(
+        &post(&service, &moves, json!({"move": first})).await,
+        StatusCode::CONFLICT,
+        "busy",
+    );
+    assert_error(
+        &post(&service, &format!("/api/games/{id}/bot"), json!({})).await,
+        StatusCode::CONFLICT,
+        "busy",
+    );
+    // Reading it is fine, and shows no move yet.
+    let (status, during) = get(&service, &format!("/api/games/{id}")).await;
+    assert_eq!(
+        (status, during["moves"].clone()),
+        (StatusCode::OK, json!([]))
+    );
+    let (status, answer) = search.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["moves"].as_array().unwrap().len(), 1);
+    // Free again once the bot's move is played.
+    let reply = answer["legal_moves"][0].as_str().unwrap();
+    let (status, after) = post(&service, &moves, json!({"move": reply})).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["moves"].as_array().unwrap().len(), 2);
+}

@@ -4,16 +4,18 @@
 //
 // For every variant: start a game, make a legal move by clicking, see the
 // bot answer; an illegal click changes nothing; a position one move from
-// the end is finished by clicking; a screenshot of the board mid-game goes
-// to docs/web/<variant>.png. Then one whole game, bot against bot.
+// the end is finished by clicking; a screenshot of the page mid-game goes
+// to $SCREENSHOTS/<variant>.png. Then one whole game, bot against bot.
 import { chromium } from 'playwright-core';
 import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 
 const BASE = process.env.LAB_URL;
-const SHOTS = join(dirname(fileURLToPath(import.meta.url)), '../../../../docs/web');
+// Screenshots go where SCREENSHOTS says (tests/web_browser.rs passes
+// docs/web when asked to refresh them), else to a scratch folder, so a
+// test run leaves the checkout clean.
+const SHOTS = process.env.SCREENSHOTS || join(tmpdir(), 'lokizero-web-screenshots');
 const NODES = '16'; // bot budget in these tests: quick, still a real search
 const VARIANTS = ['losers', 'viking', 'hnefatafl', 'loki', 'shakti'];
 // Positions one move from the end: [variant, players, position, clicks, winner text].
