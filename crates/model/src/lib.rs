@@ -9,6 +9,8 @@
 //! - [`evaluator`]: [`NetEvaluator`], batched inference behind
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
+//! - [`weights`]: a network's tensors as plain vectors, read and written
+//!   back (for the hand-written training step).
 //! - [`device`]: backend choice (`cpu` = burn flex by default).
 
 pub mod bundle;
@@ -17,6 +19,7 @@ mod direct;
 pub mod evaluator;
 pub mod fused;
 pub mod net;
+pub mod weights;
 mod winograd;
 
 pub use bundle::{load_bundle, save_bundle, BundleError, BundleMeta};
