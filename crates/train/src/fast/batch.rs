@@ -80,6 +80,8 @@ pub(crate) struct Scratch {
     /// Per-channel sums of a batch-norm pass (f64: sums over thousands of
     /// rows).
     pub sums: Vec<f64>,
+    /// A chunk's share of those sums, in f32.
+    pub part: Vec<f32>,
 }
 
 /// `buf` resized to `len` (contents unspecified unless `zero`).
@@ -120,13 +122,39 @@ pub(crate) fn im2col(src: &[f32], geo: &Geometry, cin: usize, taps: usize, col: 
                     let (sy, sx) = ((y + t / 3) as isize - radius, (x + t % 3) as isize - radius);
                     if (0..h as isize).contains(&sy) && (0..w as isize).contains(&sx) {
                         let at = (sy as usize * w + sx as usize) * cin;
-                        dst.copy_from_slice(&board[at..at + cin]);
+                        copy_lane(dst, &board[at..at + cin]);
                     } else {
                         dst.fill(0.0);
                     }
                 }
             }
         }
+    }
+}
+
+/// `dst.copy_from_slice(src)`, with the usual channel counts as fixed-size
+/// copies: a variable-length copy is a `memmove` call, which costs more
+/// than the copy itself for 32 floats (the fused path's finding,
+/// `docs/benchmarks.md`, Winograd section).
+fn copy_lane(dst: &mut [f32], src: &[f32]) {
+    fn fixed<const N: usize>(dst: &mut [f32], src: &[f32]) -> bool {
+        match (<&mut [f32; N]>::try_from(dst), <&[f32; N]>::try_from(src)) {
+            (Ok(d), Ok(s)) => {
+                *d = *s;
+                true
+            }
+            _ => false,
+        }
+    }
+    let done = match dst.len() {
+        8 => fixed::<8>(dst, src),
+        16 => fixed::<16>(dst, src),
+        32 => fixed::<32>(dst, src),
+        64 => fixed::<64>(dst, src),
+        _ => false,
+    };
+    if !done {
+        dst.copy_from_slice(src);
     }
 }
 

@@ -61,6 +61,35 @@ fn reduce_sums(scratch: &[Scratch], c: usize) -> (Vec<f64>, Vec<f64>) {
     (s1, s2)
 }
 
+/// Adds the per-channel sums of `a` (`[rows, c]`) to `sums[..c]`, and of
+/// `a * b` (`b` given) or `a * a` to `sums[c..2c]`: in `f32` over the rows
+/// of one chunk (`part`, a few hundred rows: vectorised), then in `f64`.
+fn add_sums(sums: &mut [f64], a: &[f32], b: Option<&[f32]>, c: usize, part: &mut Vec<f32>) {
+    let part = sized(part, 2 * c, true);
+    let (p1, p2) = part.split_at_mut(c);
+    match b {
+        Some(b) => {
+            for (a, b) in a.chunks_exact(c).zip(b.chunks_exact(c)) {
+                for (((s1, s2), a), b) in p1.iter_mut().zip(p2.iter_mut()).zip(a).zip(b) {
+                    *s1 += a;
+                    *s2 += a * b;
+                }
+            }
+        }
+        None => {
+            for a in a.chunks_exact(c) {
+                for ((s1, s2), a) in p1.iter_mut().zip(p2.iter_mut()).zip(a) {
+                    *s1 += a;
+                    *s2 += a * a;
+                }
+            }
+        }
+    }
+    for (s, p) in sums.iter_mut().zip(part.iter()) {
+        *s += *p as f64;
+    }
+}
+
 impl ConvBn {
     /// A layer at `slot` with the running statistics `(mean, var)`.
     pub fn new(slot: ConvBnSlot, relu: bool, running: Running) -> Self {
@@ -118,12 +147,7 @@ impl ConvBn {
                         View::rows(weight, width, s.cout),
                         false,
                     );
-                    for row in z.chunks_exact(s.cout) {
-                        for (o, &v) in row.iter().enumerate() {
-                            sums[o] += v as f64;
-                            sums[s.cout + o] += (v as f64) * (v as f64);
-                        }
-                    }
+                    add_sums(sums, z, None, s.cout, &mut scr.part);
                 }
             });
         let (s1, s2) = reduce_sums(scratch, s.cout);
@@ -146,19 +170,20 @@ impl ConvBn {
             .enumerate()
             .for_each(|(i, (xh, out))| {
                 let skip = skip.map(|k| &k[i * geo.chunk * sq * c..][..out.len()]);
-                for (r, (xh, out)) in xh
-                    .chunks_exact_mut(c)
-                    .zip(out.chunks_exact_mut(c))
-                    .enumerate()
-                {
-                    for o in 0..c {
-                        xh[o] = (xh[o] - mean[o]) * inv[o];
-                        let mut y = gamma[o] * xh[o] + beta[o];
-                        if let Some(k) = skip {
-                            y += k[r * c + o];
-                        }
-                        out[o] = if relu { y.max(0.0) } else { y };
+                for (xh, out) in xh.chunks_exact_mut(c).zip(out.chunks_exact_mut(c)) {
+                    let per_channel = mean.iter().zip(inv).zip(gamma).zip(beta);
+                    for ((x, y), (((m, i), g), b)) in
+                        xh.iter_mut().zip(out.iter_mut()).zip(per_channel)
+                    {
+                        *x = (*x - m) * i;
+                        *y = g * *x + b;
                     }
+                }
+                if let Some(k) = skip {
+                    out.iter_mut().zip(k).for_each(|(y, k)| *y += k);
+                }
+                if relu {
+                    out.iter_mut().for_each(|y| *y = y.max(0.0));
                 }
             });
         self.flip(weight);
@@ -211,18 +236,16 @@ impl ConvBn {
                 let sums = sized(&mut scr.sums, 2 * c, true);
                 let rows = g.start * sq * c..g.end * sq * c;
                 let (out, xhat) = (&self.out[rows.clone()], &self.xhat[rows]);
-                for ((dy, out), xh) in dy
-                    .chunks_exact_mut(c)
-                    .zip(out.chunks_exact(c))
-                    .zip(xhat.chunks_exact(c))
-                {
-                    for o in 0..c {
-                        if relu && out[o] <= 0.0 {
-                            dy[o] = 0.0;
+                if relu {
+                    for (d, y) in dy.iter_mut().zip(out) {
+                        if *y <= 0.0 {
+                            *d = 0.0;
                         }
-                        sums[o] += dy[o] as f64;
-                        sums[c + o] += (dy[o] * xh[o]) as f64;
                     }
+                }
+                let step = geo.chunk * sq * c;
+                for (dy, xh) in dy.chunks(step).zip(xhat.chunks(step)) {
+                    add_sums(sums, dy, Some(xh), c, &mut scr.part);
                 }
             });
         if let Some(skip) = skip_grad {
@@ -285,8 +308,9 @@ impl ConvBn {
                 let rows = g.start * sq..g.end * sq;
                 let xhat = &self.xhat[rows.start * c..rows.end * c];
                 for (dz, xh) in dz.chunks_exact_mut(c).zip(xhat.chunks_exact(c)) {
-                    for o in 0..c {
-                        dz[o] = scale[o] * (dz[o] - mean_dy[o] - xh[o] * mean_dyx[o]);
+                    let per_channel = scale.iter().zip(mean_dy).zip(mean_dyx);
+                    for ((d, x), ((k, my), mx)) in dz.iter_mut().zip(xh).zip(per_channel) {
+                        *d = k * (*d - my - x * mx);
                     }
                 }
                 let gdw = sized(&mut scr.dw, width * c, true);

@@ -68,7 +68,7 @@ pub(crate) fn policy_backward(
                 let hid = &hidden[b * sq * f..][..sq * f];
                 matmul(dw, View::rows(dl, p, sq), View::rows(hid, sq, f), true);
                 for (d, row) in db.iter_mut().zip(dl.chunks_exact(sq)) {
-                    *d += row.iter().sum::<f32>();
+                    *d += lane_sum(row);
                 }
                 matmul(
                     &mut dh[i * sq * f..][..sq * f],
@@ -80,6 +80,17 @@ pub(crate) fn policy_backward(
         });
     sum_groups(&mut grads[slot.weight.clone()], scratch, |s| &s.dw);
     sum_groups(&mut grads[slot.bias.clone()], scratch, |s| &s.db);
+}
+
+/// The sum of `v` in 8 interleaved partial sums (a single running sum is
+/// one dependent add per element; these vectorise).
+fn lane_sum(v: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let mut chunks = v.chunks_exact(8);
+    for c in &mut chunks {
+        lanes.iter_mut().zip(c).for_each(|(l, x)| *l += x);
+    }
+    lanes.iter().sum::<f32>() + chunks.remainder().iter().sum::<f32>()
 }
 
 /// The value head's dense layers and what their backward pass needs.

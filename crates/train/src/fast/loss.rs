@@ -15,6 +15,12 @@ fn log_softmax(x: impl Iterator<Item = f32> + Clone, out: &mut [f32]) {
     out.iter_mut().for_each(|v| *v -= log_sum);
 }
 
+/// A mask value at or below this marks an illegal action (the mask is 0
+/// or `samples::ILLEGAL_LOGIT`, -1e4): its softmax probability is 0 in
+/// `f32`, so it is skipped rather than passed to `exp`, whose underflow
+/// path is slow.
+const ILLEGAL: f32 = -1.0e3;
+
 /// Policy loss terms of a batch.
 pub(crate) struct PolicyLoss {
     /// Mean cross-entropy against the targets.
@@ -37,32 +43,64 @@ pub(crate) fn policy(
     scale: f32,
 ) -> PolicyLoss {
     let len = logits.len() / batch;
+    let scale = scale / batch as f32;
     let (loss, entropy) = logits
         .par_chunks_mut(len)
         .zip(mask.par_chunks(len))
         .zip(targets.par_chunks(len))
-        .map_init(
-            || vec![0.0f32; len],
-            |logp, ((x, m), t)| {
-                log_softmax(x.iter().zip(m).map(|(a, b)| a + b), logp);
-                let entropy = -logp.iter().map(|&l| l.exp() * l).sum::<f32>();
-                if !over_legal {
-                    log_softmax(x.iter().copied(), logp);
+        .map(|((x, m), t)| {
+            let (entropy, legal_log_sum, legal_max) = legal_softmax(x, m);
+            let total: f32 = t.iter().sum();
+            let mut loss = 0.0f32;
+            if over_legal {
+                for ((g, &m), &t) in x.iter_mut().zip(m).zip(t) {
+                    let l = *g + m - legal_max - legal_log_sum;
+                    let p = if m <= ILLEGAL { 0.0 } else { l.exp() };
+                    if t != 0.0 {
+                        loss -= t * l;
+                    }
+                    *g = (p * total - t) * scale;
                 }
-                let total: f32 = t.iter().sum();
-                let mut loss = 0.0f32;
-                for ((g, &l), &t) in x.iter_mut().zip(logp.iter()).zip(t) {
+            } else {
+                let max = x.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+                let log_sum = x.iter().map(|v| (v - max).exp()).sum::<f32>().ln();
+                for (g, &t) in x.iter_mut().zip(t) {
+                    let l = *g - max - log_sum;
                     loss -= t * l;
-                    *g = (l.exp() * total - t) * scale / batch as f32;
+                    *g = (l.exp() * total - t) * scale;
                 }
-                (loss as f64, entropy as f64)
-            },
-        )
+            }
+            (loss as f64, entropy as f64)
+        })
         .reduce(|| (0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
     PolicyLoss {
         loss: loss / batch as f64,
         entropy: entropy / batch as f64,
     }
+}
+
+/// The softmax of `x + m` over the legal actions (`m > ILLEGAL`): its
+/// entropy, log normaliser and the maximum it was taken from
+/// (`log p_i = x_i + m_i - max - log_sum`).
+fn legal_softmax(x: &[f32], m: &[f32]) -> (f32, f32, f32) {
+    let max = x
+        .iter()
+        .zip(m)
+        .filter(|(_, &m)| m > ILLEGAL)
+        .map(|(x, m)| x + m)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let (mut sum, mut weighted) = (0.0f32, 0.0f32);
+    for (x, &m) in x.iter().zip(m) {
+        if m > ILLEGAL {
+            let d = x + m - max;
+            let e = d.exp();
+            sum += e;
+            weighted += e * d;
+        }
+    }
+    let log_sum = sum.ln();
+    // H = -sum p log p with p = e / sum, log p = d - log_sum.
+    (log_sum - weighted / sum, log_sum, max)
 }
 
 /// Weighted mean WDL cross-entropy `sum_b w_b CE_b / max(sum_b w_b, 1)`
