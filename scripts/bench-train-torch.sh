@@ -6,6 +6,8 @@
 # does for inference). Prints samples/s and the CPU cores each kept busy
 # (process CPU time / wall time of the timed loop).
 # Usage: scripts/bench-train-torch.sh [VARIANT...]   (default: losers hnefatafl)
+# Knobs: THREADS (2), BATCH (256), ROUNDS (3), SECONDS_PER (5), BACKENDS
+# ("fast burn"), VENV (target/torch-venv).
 # PyTorch (CPU) is installed into a private virtualenv for this script only;
 # not part of CI.
 set -euo pipefail
@@ -19,10 +21,10 @@ TARGET=${CARGO_TARGET_DIR:-target}
 VENV=${VENV:-$TARGET/torch-venv}
 if [ ! -x "$VENV/bin/python" ] || ! "$VENV/bin/python" -c 'import torch' 2>/dev/null; then
   python3 -m venv "$VENV"
-  # The PyPI wheel without its CUDA libraries (--no-deps): the CPU is all
-  # this benchmark uses, and it saves gigabytes.
-  "$VENV/bin/pip" install --quiet --no-deps torch
-  "$VENV/bin/pip" install --quiet numpy safetensors filelock typing-extensions sympy networkx jinja2 fsspec
+  # PyPI's wheel (download.pytorch.org's CPU-only index may be
+  # unreachable); it pulls CUDA libraries that this CPU benchmark never
+  # loads beyond torch's start-up.
+  "$VENV/bin/pip" install --quiet torch numpy safetensors
 fi
 cargo build --release --quiet -p lokizero
 bin=$TARGET/release/lokizero
@@ -47,17 +49,23 @@ for v in "${variants[@]}"; do
       tee /dev/stderr |
       sed -n 's/^pytorch training batch *[0-9]*: *\([0-9.]*\) samples\/s, \([0-9.]*\) cores.*/pytorch \1 \2/p' >>"$work/rates"
   done
-  # Per runtime: min / median / max samples/s over the rounds, median cores;
-  # the ratio of medians against PyTorch.
-  sort -k1,1 -k2n "$work/rates" | awk '
-    { r[$1, ++n[$1]] = $2; c[$1, n[$1]] = $3 }
-    END {
-      for (k in n) { m = n[k]; med[k] = r[k, int((m + 1) / 2)] }
-      for (k in n) {
-        m = n[k]; split("", cs); for (i = 1; i <= m; i++) cs[i] = c[k, i]
-        asort(cs); printf "%-8s samples/s min %7.0f  median %7.0f  max %7.0f  cores used (median) %.2f", k, r[k, 1], med[k], r[k, m], cs[int((m + 1) / 2)]
-        if (k != "pytorch" && ("pytorch" in med)) printf "  ratio to pytorch (medians) %.2f", med[k] / med["pytorch"]
-        printf "\n"
-      }
-    }' | sort
+  # Per runtime: min / median / max samples/s over the rounds, median
+  # cores used; the ratio of the medians against PyTorch.
+  "$VENV/bin/python" - "$work/rates" <<'PY'
+import statistics, sys
+rates = {}
+for line in open(sys.argv[1]):
+    name, rate, cores = line.split()
+    rates.setdefault(name, []).append((float(rate), float(cores)))
+torch = statistics.median(r for r, _ in rates.get("pytorch", [(float("nan"), 0)]))
+for name, runs in sorted(rates.items()):
+    r = sorted(x for x, _ in runs)
+    med = statistics.median(r)
+    cores = statistics.median(c for _, c in runs)
+    # Samples per CPU-second: the rate per busy core, which a loaded
+    # machine disturbs less than the rate itself.
+    per_cpu = statistics.median(x / c for x, c in runs if c > 0)
+    ratio = "" if name == "pytorch" else f"  ratio to pytorch (medians) {med / torch:.2f}"
+    print(f"{name:8} samples/s min {r[0]:7.0f}  median {med:7.0f}  max {r[-1]:7.0f}  cores used (median) {cores:.2f}  samples per CPU-second (median) {per_cpu:.0f}{ratio}")
+PY
 done

@@ -105,10 +105,12 @@ pub struct TrainingConfig {
     /// position) or `"skip"` (no value target: the value loss leaves those
     /// positions out; the policy target stays).
     pub ply_capped_value: PlyCappedValue,
-    /// How the CPU takes a training step: `"fast"` (the hand-written step,
-    /// `crate::fast`) or `"burn"` (burn's autodiff). The fast path covers
-    /// the networks without the moves-left head on the CPU device; other
-    /// networks and devices train with burn whatever this says.
+    /// How the CPU takes a training step: `"fast"` (the default: the
+    /// hand-written step, `crate::fast`, held to burn's step by
+    /// `tests/fast_step_matches_burn.rs`) or `"burn"` (burn's autodiff).
+    /// The fast path covers the networks without the moves-left head on
+    /// the CPU device; other networks and devices train with burn
+    /// whatever this says.
     pub backend: TrainBackend,
 }
 
@@ -117,9 +119,9 @@ pub struct TrainingConfig {
 #[serde(rename_all = "lowercase")]
 pub enum TrainBackend {
     /// The hand-written step for the residual networks (`crate::fast`).
+    #[default]
     Fast,
     /// burn's autodiff on the configured device.
-    #[default]
     Burn,
 }
 
