@@ -42,11 +42,11 @@ for v in "${variants[@]}"; do
     for backend in $BACKENDS; do
       RAYON_NUM_THREADS=$THREADS "$bin" bench --variant "$v" --model "$work/$v" --what train \
           --train-backend "$backend" --train-batch "$BATCH" --seconds "$SECONDS_PER" |
-        tee /dev/stderr |
+        tee -a /dev/stderr |
         sed -n 's/^training (\([a-z]*\)) batch *[0-9]*: *\([0-9.]*\) samples\/s, \([0-9.]*\) cores.*/\1 \2 \3/p' >>"$work/rates"
     done
     OMP_NUM_THREADS=$THREADS "$VENV/bin/python" scripts/torch_train_reference.py "$work/$v" "$work/$v.json" "$THREADS" "$SECONDS_PER" "$BATCH" |
-      tee /dev/stderr |
+      tee -a /dev/stderr |
       sed -n 's/^pytorch training batch *[0-9]*: *\([0-9.]*\) samples\/s, \([0-9.]*\) cores.*/pytorch \1 \2/p' >>"$work/rates"
   done
   # Per runtime: min / median / max samples/s over the rounds, median
