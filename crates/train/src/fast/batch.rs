@@ -106,55 +106,39 @@ pub(crate) fn sum_groups(dst: &mut [f32], scratch: &[Scratch], pick: impl Fn(&Sc
 /// The im2col rows of `positions` positions of `src` (`[positions * H *
 /// W, cin]`, channels last) for a `taps`-tap convolution with zero
 /// padding 1 (3x3) or none (1x1): row `(b, y, x)`, column `tap * cin + c`
-/// holds `src[b, y + ky - 1, x + kx - 1, c]` (0 off the board).
+/// holds `src[b, y + ky - 1, x + kx - 1, c]` (0 off the board). A kernel
+/// row's on-board taps are adjacent squares, so they are copied together
+/// (as `model::FusedNet`'s im2col does).
 pub(crate) fn im2col(src: &[f32], geo: &Geometry, cin: usize, taps: usize, col: &mut Vec<f32>) {
     let (h, w) = (geo.height, geo.width);
     let positions = src.len() / (h * w * cin);
     let width = taps * cin;
     let col = sized(col, positions * h * w * width, false);
-    let radius = if taps == 9 { 1 } else { 0 };
-    for b in 0..positions {
-        let board = &src[b * h * w * cin..(b + 1) * h * w * cin];
-        for y in 0..h {
-            for x in 0..w {
-                let row = &mut col[((b * h + y) * w + x) * width..][..width];
-                for (t, dst) in row.chunks_exact_mut(cin).enumerate() {
-                    let (sy, sx) = ((y + t / 3) as isize - radius, (x + t % 3) as isize - radius);
-                    if (0..h as isize).contains(&sy) && (0..w as isize).contains(&sx) {
-                        let at = (sy as usize * w + sx as usize) * cin;
-                        copy_lane(dst, &board[at..at + cin]);
-                    } else {
-                        dst.fill(0.0);
-                    }
+    if taps == 1 {
+        col.copy_from_slice(&src[..col.len()]);
+        return;
+    }
+    for (board, rows) in src
+        .chunks_exact(h * w * cin)
+        .zip(col.chunks_exact_mut(h * w * width))
+    {
+        for (sq, row) in rows.chunks_exact_mut(width).enumerate() {
+            let (y, x) = (sq / w, sq % w);
+            // The kernel columns on the board: kx in first..last.
+            let first = usize::from(x == 0);
+            let last = if x + 1 == w { 2 } else { 3 };
+            for (ky, dst) in row.chunks_exact_mut(3 * cin).enumerate() {
+                let sy = (y + ky).wrapping_sub(1);
+                if sy >= h || first >= last {
+                    dst.fill(0.0);
+                    continue;
                 }
+                let at = (sy * w + x + first - 1) * cin;
+                dst[..first * cin].fill(0.0);
+                dst[first * cin..last * cin].copy_from_slice(&board[at..at + (last - first) * cin]);
+                dst[last * cin..].fill(0.0);
             }
         }
-    }
-}
-
-/// `dst.copy_from_slice(src)`, with the usual channel counts as fixed-size
-/// copies: a variable-length copy is a `memmove` call, which costs more
-/// than the copy itself for 32 floats (the fused path's finding,
-/// `docs/benchmarks.md`, Winograd section).
-fn copy_lane(dst: &mut [f32], src: &[f32]) {
-    fn fixed<const N: usize>(dst: &mut [f32], src: &[f32]) -> bool {
-        match (<&mut [f32; N]>::try_from(dst), <&[f32; N]>::try_from(src)) {
-            (Ok(d), Ok(s)) => {
-                *d = *s;
-                true
-            }
-            _ => false,
-        }
-    }
-    let done = match dst.len() {
-        8 => fixed::<8>(dst, src),
-        16 => fixed::<16>(dst, src),
-        32 => fixed::<32>(dst, src),
-        64 => fixed::<64>(dst, src),
-        _ => false,
-    };
-    if !done {
-        dst.copy_from_slice(src);
     }
 }
 

@@ -7,6 +7,7 @@
 use rayon::prelude::*;
 
 use super::batch::{sized, sum_groups, Geometry, Scratch};
+use super::conv_bn::relu_grad;
 use super::matmul::{matmul, View};
 use super::params::DenseSlot;
 
@@ -178,11 +179,7 @@ impl ValueHead {
         let dh = sized(&mut self.dhidden, b * hid, false);
         let w2t = View::transposed(&params[out.weight.clone()], 3, hid);
         matmul(dh, View::rows(dwdl, b, 3), w2t, false);
-        for (d, h) in dh.iter_mut().zip(&self.hidden) {
-            if *h <= 0.0 {
-                *d = 0.0;
-            }
-        }
+        relu_grad(dh, &self.hidden);
         let flat_t = View::transposed(&self.flat, fc.din, b);
         matmul(
             &mut grads[fc.weight.clone()],
