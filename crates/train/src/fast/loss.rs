@@ -49,13 +49,21 @@ pub(crate) fn policy(
         .zip(mask.par_chunks(len))
         .zip(targets.par_chunks(len))
         .map(|((x, m), t)| {
-            let (entropy, legal_log_sum, legal_max) = legal_softmax(x, m);
+            // A position without a legal action in its mask (none has
+            // one in practice) takes the softmax over every masked logit,
+            // as burn's does: all are then equally far below the rest.
+            let cut = if m.iter().any(|&m| m > ILLEGAL) {
+                ILLEGAL
+            } else {
+                f32::NEG_INFINITY
+            };
+            let (entropy, legal_log_sum, legal_max) = legal_softmax(x, m, cut);
             let total: f32 = t.iter().sum();
             let mut loss = 0.0f32;
             if over_legal {
                 for ((g, &m), &t) in x.iter_mut().zip(m).zip(t) {
                     let l = *g + m - legal_max - legal_log_sum;
-                    let p = if m <= ILLEGAL { 0.0 } else { l.exp() };
+                    let p = if m <= cut { 0.0 } else { l.exp() };
                     if t != 0.0 {
                         loss -= t * l;
                     }
@@ -79,19 +87,19 @@ pub(crate) fn policy(
     }
 }
 
-/// The softmax of `x + m` over the legal actions (`m > ILLEGAL`): its
-/// entropy, log normaliser and the maximum it was taken from
-/// (`log p_i = x_i + m_i - max - log_sum`).
-fn legal_softmax(x: &[f32], m: &[f32]) -> (f32, f32, f32) {
+/// The softmax of `x + m` over the actions with `m > cut` (the legal
+/// ones for `cut = ILLEGAL`): its entropy, log normaliser and the maximum
+/// it was taken from (`log p_i = x_i + m_i - max - log_sum`).
+fn legal_softmax(x: &[f32], m: &[f32], cut: f32) -> (f32, f32, f32) {
     let max = x
         .iter()
         .zip(m)
-        .filter(|(_, &m)| m > ILLEGAL)
+        .filter(|(_, &m)| m > cut)
         .map(|(x, m)| x + m)
         .fold(f32::NEG_INFINITY, f32::max);
     let (mut sum, mut weighted) = (0.0f32, 0.0f32);
     for (x, &m) in x.iter().zip(m) {
-        if m > ILLEGAL {
+        if m > cut {
             let d = x + m - max;
             let e = d.exp();
             sum += e;
@@ -128,6 +136,18 @@ pub(crate) fn value(wdl: &mut [f32], targets: &[f32], weights: &[f32], scale: f3
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_position_without_legal_actions_takes_the_full_softmax() {
+        let x = [0.3f32, -1.2, 0.7];
+        let t = [1.0, 0.0, 0.0];
+        let (mut masked, mut plain) = (x, x);
+        let a = policy(&mut masked, &[-1.0e4; 3], &t, true, 1, 1.0);
+        let b = policy(&mut plain, &[0.0; 3], &t, true, 1, 1.0);
+        // Within f32's resolution at -1e4 (about 1e-3), as in burn.
+        assert!((a.loss - b.loss).abs() < 5e-3 && (a.entropy - b.entropy).abs() < 5e-3);
+        assert!(masked.iter().zip(&plain).all(|(m, p)| (m - p).abs() < 5e-3));
+    }
 
     #[test]
     fn gradient_matches_finite_differences() {
