@@ -162,7 +162,7 @@ fn train<E: Encode>(
         prev.selfplay_positions_total,
     );
     let lr = t.lr_at(g);
-    let mut trainer = Trainer::new(net, ctx.device, t);
+    let mut trainer = Trainer::new::<E>(net, ctx.device, t);
     let mut rng = SmallRng::seed_from_u64(seed_for(ctx.config, g, 1 << 19));
     let weights = LossWeights {
         value: t.value_loss_weight,
