@@ -21,7 +21,9 @@ pub mod lineage;
 pub mod net;
 mod winograd;
 
-pub use bundle::{load_bundle, save_bundle, BundleError, BundleMeta};
+pub use bundle::{
+    load_bundle, load_bundle_bytes, save_bundle, BundleError, BundleFiles, BundleMeta,
+};
 pub use device::device_from_name;
 pub use evaluator::NetEvaluator;
 pub use fused::{FusedError, FusedNet, FusedOutput};

@@ -10,6 +10,8 @@ mod matches;
 mod perft;
 mod play;
 mod search_args;
+mod selfplay;
+mod status;
 mod train;
 mod uci;
 
@@ -27,6 +29,12 @@ enum Command {
     /// Run (or resume) the main job: generations of self-play, training and
     /// export, in a run directory.
     Train(train::TrainArgs),
+    /// A self-play worker of a distributed run: plays with the newest
+    /// bundle in the store and uploads replay chunks (docs/distributed.md).
+    Selfplay(selfplay::SelfplayArgs),
+    /// The state of a distributed run: generations, live workers, the
+    /// newest bundle, throughput.
+    Status(status::StatusArgs),
     /// Play a match between a bundle and `random` or another bundle; print W/D/L.
     Play(play::PlayArgs),
     /// Match between two players (bundles, random, greedy, pure UCT, UCI
@@ -54,6 +62,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Train(args) => train::run(args),
         Command::Play(args) => play::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
+        Command::Status(args) => status::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
