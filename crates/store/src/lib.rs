@@ -52,7 +52,7 @@ pub enum StoreError {
         /// The store's URL or folder.
         store: String,
         /// The object store's error (it names no credentials).
-        source: object_store::Error,
+        source: Box<object_store::Error>,
     },
     /// A request failed for a reason retrying does not cure (access denied,
     /// a bad key), or the store stayed unreachable for the whole patience.
@@ -65,7 +65,7 @@ pub enum StoreError {
         /// The object's key (or listing prefix).
         key: String,
         /// The object store's error.
-        source: object_store::Error,
+        source: Box<object_store::Error>,
     },
     /// The tokio runtime that drives the store could not be started.
     #[error("cannot start the object store's runtime: {0}")]
@@ -113,7 +113,7 @@ impl Store {
     pub fn at(location: Location) -> Result<Store> {
         let open_err = |source| StoreError::Open {
             store: location.to_string(),
-            source,
+            source: Box::new(source),
         };
         let inner: Arc<dyn ObjectStore> = match &location {
             Location::Local(dir) => {
@@ -283,7 +283,7 @@ impl Store {
                 op,
                 store: self.location.to_string(),
                 key: key.to_string(),
-                source,
+                source: Box::new(source),
             },
         )
     }

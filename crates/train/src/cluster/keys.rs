@@ -3,7 +3,7 @@
 
 /// The run config the trainer writes and workers read.
 pub const CONFIG: &str = "config.toml";
-/// The pointer to the newest published bundle ([`super::pointer`]).
+/// The pointer to the newest published bundle ([`super::pointer`](mod@super::pointer)).
 pub const POINTER: &str = "latest.json";
 /// The trainer's lease ([`super::lease`]).
 pub const LEASE: &str = "lease.json";

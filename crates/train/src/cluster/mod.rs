@@ -6,7 +6,7 @@
 //! - `config.toml`: the run config (the trainer writes it; workers read it);
 //! - `checkpoints/gen-GGGGGG/{model.safetensors,model.json}`: bundles;
 //! - `latest.json`: the pointer to the newest published bundle
-//!   ([`pointer`]), written last;
+//!   ([`pointer`](mod@pointer)), written last;
 //! - `replay/gen-GGGGGG/WORKER-SUFFIX-gGAMES-pPOSITIONS.bin`: replay chunks
 //!   (the format of [`selfplay::replay`]), `GGGGGG` the generation of the
 //!   bundle that played them ([`keys::ChunkKey`]);
