@@ -256,6 +256,39 @@ impl Store {
         Ok(listed)
     }
 
+    /// One level of folder `prefix` (`replay/`): the objects directly in
+    /// it and its sub-folders (`replay/gen-000001/`, with the trailing
+    /// `/`), each sorted. One LIST request per 1000 entries, however many
+    /// objects the sub-folders hold.
+    ///
+    /// # Errors
+    /// As [`Store::get`].
+    pub fn list_folder(&self, prefix: &str) -> Result<(Vec<ObjectInfo>, Vec<String>)> {
+        let path = Key::from(prefix.trim_end_matches('/'));
+        let listed = self.call("list", prefix, || async {
+            self.inner
+                .list_with_delimiter((!prefix.is_empty()).then_some(&path))
+                .await
+        })?;
+        let mut objects: Vec<ObjectInfo> = listed
+            .objects
+            .into_iter()
+            .map(|m| ObjectInfo {
+                key: m.location.to_string(),
+                size: m.size,
+                modified: m.last_modified.into(),
+            })
+            .collect();
+        objects.sort_by(|a, b| a.key.cmp(&b.key));
+        let mut folders: Vec<String> = listed
+            .common_prefixes
+            .into_iter()
+            .map(|p| format!("{p}/"))
+            .collect();
+        folders.sort();
+        Ok((objects, folders))
+    }
+
     /// Remove object `key` (no error when it is already gone).
     ///
     /// # Errors

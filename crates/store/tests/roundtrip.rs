@@ -27,6 +27,17 @@ fn exercise(store: &Store) {
     assert_eq!(keys, ["a/x.bin", "a/y.bin"]);
     assert_eq!(store.list("").unwrap().len(), 3);
     assert_eq!(store.list("a/").unwrap()[1].size, 3);
+    store.put("a/deeper/w.bin", b"w").unwrap();
+    let (objects, folders) = store.list_folder("a/").unwrap();
+    let objects: Vec<String> = objects.into_iter().map(|o| o.key).collect();
+    assert_eq!(
+        (objects, folders),
+        (
+            vec!["a/x.bin".into(), "a/y.bin".into()],
+            vec!["a/deeper/".to_string()]
+        )
+    );
+    store.delete("a/deeper/w.bin").unwrap();
     store.delete("a/x.bin").unwrap();
     store.delete("a/x.bin").unwrap();
     assert_eq!(store.list("a/").unwrap().len(), 1);

@@ -28,6 +28,21 @@ pub fn ledger(g: u32) -> String {
     format!("{LEDGER}gen-{g:06}.json")
 }
 
+/// The folder of the chunks played by the bundle of generation `b`.
+pub fn replay_folder(b: u32) -> String {
+    format!("{REPLAY}gen-{b:06}/")
+}
+
+/// The generation of a folder made by [`replay_folder`]; `None` for any
+/// other folder.
+pub fn parse_replay_folder(folder: &str) -> Option<u32> {
+    let g = folder
+        .strip_prefix(REPLAY)?
+        .strip_prefix("gen-")?
+        .strip_suffix('/')?;
+    (g.len() == 6).then(|| g.parse().ok()).flatten()
+}
+
 /// The heartbeat of worker `worker`.
 pub fn heartbeat(worker: &str) -> String {
     format!("{HEARTBEATS}{worker}.json")

@@ -89,7 +89,8 @@ pub fn run_trainer<E: Encode>(
     while !pointer.finished() {
         let g = pointer.generation + 1;
         let oldest = g.saturating_sub(config.training.replay_window);
-        let Some(fresh) = due::<E>(&store, config, &mut replay, oldest)? else {
+        let window = (oldest, pointer.generation);
+        let Some(fresh) = due::<E>(&store, config, &mut replay, window)? else {
             if options.play {
                 let playing = Playing {
                     generation: pointer.generation,
@@ -108,7 +109,7 @@ pub fn run_trainer<E: Encode>(
             }
             continue;
         };
-        load_window::<E>(&store, &mut replay, oldest)?;
+        load_window::<E>(&store, &mut replay, window)?;
         let (trained, metrics) =
             train_generation::<E>(config, (g, net, &prev), &replay, &fresh, device, options)?;
         net = trained;
@@ -217,38 +218,67 @@ fn first_bundle<E: Encode>(
     Ok((pointer, net, record))
 }
 
-/// List `replay/`: the chunks not yet seen whose bundle generation is at
-/// least `oldest`; other objects are noted as skipped (once, with a
-/// warning). When they hold `games_per_generation` games, read and check
-/// them; `None` while fewer valid games have arrived.
+/// The chunk keys in the replay window (bundle generations `oldest` to
+/// `newest`): one listing of `replay/` (objects directly in it, or in a
+/// folder that is not a generation's, are noted as skipped, once, with a
+/// warning) and one per generation folder in the window, so a poll costs
+/// the same however long the run.
+fn window_keys(
+    store: &Store,
+    replay: &mut Replay,
+    (oldest, newest): (u32, u32),
+) -> Result<Vec<(String, ChunkKey)>> {
+    let (loose, folders) = store.list_folder(keys::REPLAY)?;
+    for o in loose {
+        if !replay.seen.contains(&o.key) && !replay.skipped.contains_key(&o.key) {
+            skip(store, replay, &o.key, "not a replay chunk key".into());
+        }
+    }
+    let mut found = Vec::new();
+    for folder in folders {
+        let Some(b) = keys::parse_replay_folder(&folder) else {
+            if !replay.seen.contains(&folder) && !replay.skipped.contains_key(&folder) {
+                skip(
+                    store,
+                    replay,
+                    &folder,
+                    "not a generation folder (replay/gen-GGGGGG/)".into(),
+                );
+            }
+            continue;
+        };
+        if b < oldest || b > newest {
+            continue;
+        }
+        for o in store.list(&folder)? {
+            match ChunkKey::parse(&o.key) {
+                Some(k) => found.push((o.key, k)),
+                None if replay.seen.contains(&o.key) || replay.skipped.contains_key(&o.key) => {}
+                None => skip(store, replay, &o.key, "not a replay chunk key".into()),
+            }
+        }
+    }
+    Ok(found)
+}
+
+/// The chunks in the window not yet seen; when they hold
+/// `games_per_generation` games, read and check them; `None` while fewer
+/// valid games have arrived.
 fn due<E: Encode>(
     store: &Store,
     config: &RunConfig,
     replay: &mut Replay,
-    oldest: u32,
+    window: (u32, u32),
 ) -> Result<Option<Fresh>> {
     let mut new = Vec::new();
-    for object in store.list(keys::REPLAY)? {
-        let key = object.key;
+    for (key, k) in window_keys(store, replay, window)? {
         if replay.seen.contains(&key)
             || replay.skipped.contains_key(&key)
             || replay.cache.contains_key(&key)
         {
             continue;
         }
-        match ChunkKey::parse(&key) {
-            None => skip(store, replay, &key, "not a replay chunk key".into()),
-            Some(k) if k.generation < oldest => skip(
-                store,
-                replay,
-                &key,
-                format!(
-                    "played by generation {}, older than the replay window",
-                    k.generation
-                ),
-            ),
-            Some(k) => new.push((key, k)),
-        }
+        new.push((key, k));
     }
     let wanted = config.selfplay.games_per_generation as u64;
     if new.iter().map(|(_, k)| k.games).sum::<u64>() < wanted {
@@ -293,15 +323,11 @@ fn skip(store: &Store, replay: &mut Replay, key: &str, reason: String) {
     replay.skipped.insert(key.to_string(), reason);
 }
 
-/// Read the chunks of the window (bundle generation >= `oldest`) that
-/// earlier generations counted and the cache lacks (after a restart).
-fn load_window<E: Encode>(store: &Store, replay: &mut Replay, oldest: u32) -> Result<()> {
-    for object in store.list(keys::REPLAY)? {
-        let key = object.key;
-        let Some(k) = ChunkKey::parse(&key) else {
-            continue;
-        };
-        if k.generation < oldest || !replay.seen.contains(&key) || replay.cache.contains_key(&key) {
+/// Read the chunks of the window that earlier generations counted and the
+/// cache lacks (after a restart).
+fn load_window<E: Encode>(store: &Store, replay: &mut Replay, window: (u32, u32)) -> Result<()> {
+    for (key, k) in window_keys(store, replay, window)? {
+        if !replay.seen.contains(&key) || replay.cache.contains_key(&key) {
             continue;
         }
         let Some(bytes) = store.get(&key)? else {
