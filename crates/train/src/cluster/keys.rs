@@ -132,6 +132,15 @@ mod tests {
         ] {
             assert_eq!(ChunkKey::parse(foreign), None, "{foreign}");
         }
+        assert_eq!(parse_replay_folder(&replay_folder(12)), Some(12));
+        for other in [
+            "replay/junk/",
+            "replay/gen-12/",
+            "replay/gen-000012",
+            "ledger/gen-000012/",
+        ] {
+            assert_eq!(parse_replay_folder(other), None, "{other}");
+        }
         assert!(valid_worker("host1.w2"));
         assert!(!valid_worker("a-b") && !valid_worker("") && !valid_worker("a/b"));
     }

@@ -372,7 +372,11 @@ fn train_generation<E: Encode>(
     let new_positions: u64 = fresh.counted.iter().map(|c| c.positions).sum();
     let (trained_before, positions_before) =
         (prev.train_samples_total, prev.selfplay_positions_total);
-    let steps = t.steps_for(new_positions, trained_before, positions_before);
+    let steps = t.steps_for(
+        paced_positions(new_positions, fresh.games.len(), config),
+        trained_before,
+        positions_before,
+    );
     let lr = t.lr_at(g);
     let pb = progress_bar(options.progress, steps as u64, &format!("train g{g}"));
     let seed = rules::zobrist::key(config.seed ^ 0x7EA1, g as u64);
@@ -380,7 +384,7 @@ fn train_generation<E: Encode>(
     let seconds = t0.elapsed().as_secs_f64();
     let games = &fresh.games;
     let batch = t.batch_size;
-    let metrics = GenerationMetrics {
+    let mut metrics = GenerationMetrics {
         generation: g,
         selfplay_generation: fresh.oldest_bundle,
         games: games.len(),
@@ -405,7 +409,6 @@ fn train_generation<E: Encode>(
         selfplay_positions_total: positions_before + new_positions,
         ..Default::default()
     };
-    let mut metrics = metrics;
     metrics.cpu_seconds = match (cpu0, process_cpu_seconds()) {
         (Some(a), Some(b)) => Some(b - a),
         _ => None,
@@ -456,4 +459,32 @@ fn publish<E: Encode>(
     };
     write_pointer(store, &pointer)?;
     Ok(pointer)
+}
+
+/// The new positions a generation's steps are sized for: all of them, but
+/// no more than `games_per_generation` games' worth. When workers outpace
+/// the trainer a generation takes every new chunk (nothing is dropped) yet
+/// trains as many steps as one of the single-process `train`, so its time
+/// stays steady instead of growing with the backlog.
+fn paced_positions(new_positions: u64, new_games: usize, config: &RunConfig) -> u64 {
+    let wanted = config.selfplay.games_per_generation;
+    if new_games <= wanted {
+        return new_positions;
+    }
+    (new_positions as f64 * wanted as f64 / new_games as f64).round() as u64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backlog_trains_one_generations_worth_of_steps() {
+        let mut config: RunConfig =
+            RunConfig::from_toml("variant = \"shakti\"\ngenerations = 1", "t").unwrap();
+        config.selfplay.games_per_generation = 100;
+        assert_eq!(paced_positions(5000, 100, &config), 5000);
+        assert_eq!(paced_positions(3000, 60, &config), 3000);
+        assert_eq!(paced_positions(20000, 400, &config), 5000);
+    }
 }
