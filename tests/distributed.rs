@@ -11,7 +11,7 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -300,17 +300,28 @@ fn s3_single_process_train_plays_and_trains() {
 /// rest back.
 const STALL_AFTER: usize = 1024;
 
-/// A TCP relay to the S3 server that passes uploads slowly (1 KiB per
-/// 20 ms), counts the body bytes of PUTs of replay chunks, and holds a
-/// chunk's body back after [`STALL_AFTER`] bytes, so a test can kill a
-/// worker in the middle of an upload the server has half received.
-fn slow_relay(target: String, put_body_bytes: Arc<AtomicUsize>) -> String {
+/// What a [`relay`] does to the uploads of replay chunks.
+#[derive(Clone)]
+enum Hold {
+    /// Pass everything slowly (1 KiB per 20 ms), count a chunk's body
+    /// bytes here, and hold the rest of the body back after
+    /// [`STALL_AFTER`] bytes: the server has half an upload.
+    Stall(Arc<AtomicUsize>),
+    /// Hold every chunk upload, whole, until the flag is set.
+    Gate(Arc<AtomicBool>),
+}
+
+/// A TCP relay to the S3 server (`target` is `host:port`) that passes
+/// everything but replay-chunk PUTs as is and treats those as `hold` says,
+/// so a test can kill a worker in the middle of an upload or keep a chunk
+/// in flight. Returns the relay's endpoint URL.
+fn relay(target: String, hold: Hold) -> String {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let addr = listener.local_addr().unwrap();
     std::thread::spawn(move || {
         for client in listener.incoming().map_while(Result::ok) {
             let server = TcpStream::connect(&target).unwrap();
-            let counter = put_body_bytes.clone();
+            let hold = hold.clone();
             let (mut c_read, mut s_write) =
                 (client.try_clone().unwrap(), server.try_clone().unwrap());
             let (mut s_read, mut c_write) = (server, client);
@@ -322,19 +333,31 @@ fn slow_relay(target: String, put_body_bytes: Arc<AtomicUsize>) -> String {
                         break;
                     }
                     let text = String::from_utf8_lossy(&buf[..n]);
-                    if text.starts_with("PUT ") {
+                    let first = text.starts_with("PUT ");
+                    if first {
                         in_chunk_put = text.lines().next().unwrap_or("").contains("/replay/");
-                    } else if in_chunk_put {
-                        if counter.load(Ordering::SeqCst) >= STALL_AFTER {
-                            // Hold the rest of the body until the client dies.
-                            continue;
+                    }
+                    match &hold {
+                        Hold::Stall(counter) if in_chunk_put && !first => {
+                            if counter.load(Ordering::SeqCst) >= STALL_AFTER {
+                                // Hold the rest of the body until the client dies.
+                                continue;
+                            }
+                            counter.fetch_add(n, Ordering::SeqCst);
                         }
-                        counter.fetch_add(n, Ordering::SeqCst);
+                        Hold::Gate(open) if in_chunk_put => {
+                            while !open.load(Ordering::SeqCst) {
+                                std::thread::sleep(Duration::from_millis(20));
+                            }
+                        }
+                        _ => {}
                     }
                     if s_write.write_all(&buf[..n]).is_err() {
                         break;
                     }
-                    std::thread::sleep(Duration::from_millis(20));
+                    if matches!(hold, Hold::Stall(_)) {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
                 }
                 let _ = s_write.shutdown(std::net::Shutdown::Both);
             });
@@ -347,20 +370,25 @@ fn slow_relay(target: String, put_body_bytes: Arc<AtomicUsize>) -> String {
     format!("http://{addr}")
 }
 
+/// The S3 endpoint as `host:port`.
+fn endpoint_address() -> String {
+    let endpoint = std::env::var("AWS_ENDPOINT").unwrap();
+    endpoint
+        .trim_start_matches("http://")
+        .trim_end_matches('/')
+        .to_string()
+}
+
 #[test]
 fn s3_worker_killed_mid_upload_leaves_no_partial_chunk() {
     let Some(url) = s3_url("kill") else { return };
-    let endpoint = std::env::var("AWS_ENDPOINT").unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let cfg = config(tmp.path(), 1);
     let mut t = trainer(&url, &cfg, &["--trainer-only"]);
     let store = Store::open(&url).unwrap();
     wait_for_generation(&store, 0);
     let sent = Arc::new(AtomicUsize::new(0));
-    let relay = slow_relay(
-        endpoint.trim_start_matches("http://").to_string(),
-        sent.clone(),
-    );
+    let relay = relay(endpoint_address(), Hold::Stall(sent.clone()));
     let victim = Proc::spawn(
         "victim",
         &["selfplay", "--store", &url, "--worker", "victim", "--quiet"],
@@ -491,14 +519,22 @@ fn s3_worker_on_an_old_bundle_keeps_contributing_then_picks_up_the_new_one() {
     let t = trainer(&url, &cfg, &["--trainer-only"]);
     let store = Store::open(&url).unwrap();
     wait_for_generation(&store, 0);
-    // The slow worker is frozen in the middle of a chunk with generation 0.
-    let mut slow = worker(&url, "slow", &[]);
+    // The slow worker's first chunk, played with generation 0, is held in
+    // flight (a relay holds its upload) while generation 1 is published.
+    let open = Arc::new(AtomicBool::new(false));
+    let gated = relay(endpoint_address(), Hold::Gate(open.clone()));
+    let mut slow = Proc::spawn(
+        "slow",
+        &[
+            "selfplay", "--store", &url, "--worker", "slow", "--quiet", "--poll", "0.3",
+        ],
+        &[("AWS_ENDPOINT", gated.as_str())],
+    );
     slow.wait_for("playing with generation 0");
-    slow.signal("-STOP");
     let fast = worker(&url, "fast", &["--max-chunks", "2"]);
     fast.succeed();
     wait_for_generation(&store, 1);
-    slow.signal("-CONT");
+    open.store(true, Ordering::SeqCst);
     slow.wait_for("playing with generation 1");
     t.succeed();
     slow.succeed();
