@@ -27,7 +27,8 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run (or resume) the main job: generations of self-play, training and
-    /// export, in a run directory.
+    /// export, in a run directory, or in an object store shared with
+    /// self-play workers (--store).
     Train(train::TrainArgs),
     /// A self-play worker of a distributed run: plays with the newest
     /// bundle in the store and uploads replay chunks (docs/distributed.md).
