@@ -91,6 +91,16 @@ fn run_on_store(
     config: &RunConfig,
     device: &burn::tensor::Device,
 ) -> Result<()> {
+    if args.cpu_budget.is_some() {
+        return Err(anyhow!(
+            "--cpu-budget is not supported with --store (the CPU time is spread over many processes)"
+        ));
+    }
+    if config.eval.enabled {
+        eprintln!(
+            "warning: a trainer on a store does not run [eval] (evaluate its bundles with lokizero match)"
+        );
+    }
     let store = std::sync::Arc::new(store::Store::open(url)?);
     let options = train::cluster::TrainerOptions {
         progress: !args.quiet,
