@@ -40,6 +40,7 @@ mod game_bot;
 mod limits;
 mod move_text;
 pub mod paths;
+pub mod protocol;
 pub mod uci_text;
 mod untrained;
 

@@ -1,5 +1,6 @@
 //! `lokizero analyse`: a JSON-lines analysis engine on stdin/stdout, like
-//! KataGo's analysis engine. One request per line:
+//! KataGo's analysis engine (the request and answer are
+//! `bot::protocol`'s, shared with the web lab). One request per line:
 //!
 //! ```json
 //! {"id": "a1", "variant": "losers", "position": "startpos", "moves": ["e2e3"], "nodes": 400, "top": 5, "bundle": "models/losers"}
@@ -23,10 +24,10 @@ use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
+use bot::protocol::{self, AnalyseRequest};
 use bot::{Bot, Limits};
 use clap::Args;
 use rules::VariantId;
-use serde::Deserialize;
 use serde_json::{json, Value};
 
 /// Arguments of `lokizero analyse`.
@@ -48,21 +49,6 @@ pub const MAX_NODES: u32 = 10_000_000;
 /// Bundles kept loaded at once.
 const CACHE: usize = 4;
 
-/// One request line.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Request {
-    #[serde(default)]
-    id: Value,
-    variant: Option<String>,
-    position: Option<String>,
-    #[serde(default)]
-    moves: Vec<String>,
-    nodes: Option<u32>,
-    top: Option<usize>,
-    bundle: Option<PathBuf>,
-}
-
 /// The engine state: loaded bots by (variant, folder).
 struct Analyser {
     default_bundle: Option<PathBuf>,
@@ -78,7 +64,7 @@ impl Analyser {
             Err(e) => return json!({"id": null, "error": format!("request is not JSON: {e}")}),
         };
         let id = value.get("id").cloned().unwrap_or(Value::Null);
-        let request: Request = match serde_json::from_value(value) {
+        let request: AnalyseRequest = match serde_json::from_value(value) {
             Ok(r) => r,
             Err(e) => return json!({"id": id, "error": format!("bad request: {e}")}),
         };
@@ -88,17 +74,12 @@ impl Analyser {
         }
     }
 
-    fn analyse(&mut self, r: &Request) -> Result<Value, String> {
-        let nodes = r.nodes.unwrap_or(200);
-        if nodes == 0 || nodes > MAX_NODES {
-            return Err(format!("nodes must be in 1..={MAX_NODES}, got {nodes}"));
-        }
+    fn analyse(&mut self, r: &AnalyseRequest) -> Result<Value, String> {
+        let nodes = r.node_budget(MAX_NODES).map_err(|e| e.to_string())?;
         let given: Option<PathBuf> = r.bundle.clone().or_else(|| self.default_bundle.clone());
         let given = given.as_deref();
-        let variant: VariantId = match (&r.variant, given) {
-            (Some(v), _) => v
-                .parse()
-                .map_err(|e: rules::variant::UnknownVariant| e.to_string())?,
+        let variant: VariantId = match (r.variant_id().map_err(|e| e.to_string())?, given) {
+            (Some(v), _) => v,
             (None, Some(path)) => {
                 let path = bot::paths::resolve_bundle(VariantId::Losers, Some(path))
                     .map_err(|e| e.to_string())?;
@@ -111,26 +92,9 @@ impl Analyser {
         bot.set_position(position, &r.moves)
             .map_err(|e| e.to_string())?;
         let analysis = bot
-            .analyse(&Limits::nodes(nodes), r.top.unwrap_or(5))
+            .analyse(&Limits::nodes(nodes), r.top())
             .map_err(|e| e.to_string())?;
-        let mut response = json!({
-            "id": r.id,
-            "variant": variant.as_str(),
-            "position": bot.position_text(),
-            "actions": analysis.actions,
-            "root": analysis.root,
-            "time_ms": analysis.time_ms,
-        });
-        if let Some(outcome) = bot.outcome() {
-            response["outcome"] = json!({
-                "winner": outcome.winner.map(|p| match p {
-                    rules::Player::First => "first",
-                    rules::Player::Second => "second",
-                }),
-                "reason": format!("{:?}", outcome.reason),
-            });
-        }
-        Ok(response)
+        Ok(protocol::answer(&r.id, bot, &analysis))
     }
 
     /// The loaded bot for `variant` from `given` (or the shipped bundle).

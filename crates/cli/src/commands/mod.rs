@@ -11,6 +11,7 @@ mod perft;
 mod play;
 mod search_args;
 mod selfplay;
+mod serve;
 mod status;
 mod train;
 mod uci;
@@ -56,6 +57,9 @@ enum Command {
     Uci(uci::UciArgs),
     /// JSON-lines analysis engine on stdin/stdout (one request per line).
     Analyse(analyse::AnalyseArgs),
+    /// The web lab: an HTTP service and a page to play, watch and analyse
+    /// the shipped bots in a browser (prints the page's address).
+    Serve(serve::ServeArgs),
 }
 
 /// Run the parsed command.
@@ -70,6 +74,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Export(args) => export::run(args),
         Command::Uci(args) => uci::run(args),
         Command::Analyse(args) => analyse::run(args),
+        Command::Serve(args) => serve::run(args),
         Command::Match(args) => matches::run(args),
         Command::Ladder(args) => ladder::run(args),
     }

@@ -1,0 +1,279 @@
+// The web lab page: pick a variant and who plays, click to move, let the
+// bot answer or watch the bot play itself; evaluation bar, move list and
+// the game's end from the server's answers.
+import * as api from './api.js';
+import { drawBoard, click, targets } from './board.js';
+
+const $ = (id) => document.getElementById(id);
+const POWERS = ['exchange', 'command', 'freeze', 'hop'];
+
+const lab = {
+  info: null, // GET /api/variants
+  game: null, // the latest game state
+  kind: 'move', // which kind of move clicks make (Loki powers)
+  sel: [], // clicked squares of the move being entered
+  choices: [], // moves waiting for a promotion choice
+  last: [], // squares of the last move
+  busy: false, // a request is in flight
+  watching: false, // bot against bot is running
+  wdl: null, // the bot's latest WDL, first player's view
+  error: '',
+};
+window.lab = lab; // for the browser tests and the curious
+
+function variantInfo() {
+  return lab.info.variants.find((v) => v.id === lab.game.variant);
+}
+
+/// Who moves next: 'bot' or 'human', from the players menu.
+function mover() {
+  const mode = $('players').value;
+  if (mode === 'watch') return 'bot';
+  if (mode === 'human') return 'human';
+  return lab.game.side_to_move === mode ? 'human' : 'bot';
+}
+
+function setState(game, last) {
+  lab.game = game;
+  lab.sel = [];
+  lab.choices = [];
+  if (last) lab.last = last;
+  if (!game.legal.some((m) => m.kind === lab.kind)) lab.kind = 'move';
+  render();
+}
+
+function render() {
+  const game = lab.game;
+  const info = variantInfo();
+  drawBoard($('board'), game, {
+    sel: lab.sel,
+    targets: targets(game.legal, lab.kind, lab.sel),
+    last: lab.last,
+    onClick: onSquare,
+    onSize: (ranks) => {
+      $('eval').style.height = `calc(var(--sq) * ${ranks})`;
+    },
+  });
+  renderPowers(info);
+  renderMoves(info);
+  renderEval(info);
+  renderStatus(info);
+  $('promotion').innerHTML = '';
+  for (const m of lab.choices) {
+    const b = document.createElement('button');
+    b.textContent = m.promotion.toUpperCase();
+    b.dataset.move = m.move;
+    b.addEventListener('click', () => humanMove(m.move, m.path));
+    $('promotion').appendChild(b);
+  }
+  const pass = game.legal.find((m) => m.kind === 'pass');
+  $('pass').hidden = !pass || mover() !== 'human';
+  $('position-text').textContent = game.position;
+  document.body.dataset.state = game.outcome ? 'over' : lab.busy ? 'thinking' : 'idle';
+}
+
+function renderPowers(info) {
+  const panel = $('powers');
+  const powers = lab.game.powers;
+  panel.hidden = !powers;
+  if (!powers) return;
+  const legalKinds = new Set(lab.game.legal.map((m) => m.kind));
+  const toMove = lab.game.side_to_move === 'first' ? 0 : 1;
+  const buttons = $('power-buttons');
+  buttons.innerHTML = '';
+  for (const kind of ['move', ...POWERS]) {
+    const b = document.createElement('button');
+    b.dataset.kind = kind;
+    const left = kind === 'move' ? '' : ` (${powers[toMove][kind]})`;
+    b.textContent = kind[0].toUpperCase() + kind.slice(1) + left;
+    b.disabled = !legalKinds.has(kind) || mover() !== 'human';
+    if (kind === lab.kind) b.classList.add('active');
+    b.addEventListener('click', () => {
+      lab.kind = kind;
+      lab.sel = [];
+      render();
+    });
+    buttons.appendChild(b);
+  }
+  const rows = [0, 1].map((side) => {
+    const cells = POWERS.map((p) => `<td>${powers[side][p]}</td>`).join('');
+    return `<tr><th>${info.sides[side]}</th>${cells}</tr>`;
+  });
+  $('power-table').innerHTML =
+    '<tr><th></th><th>Exchange</th><th>Command</th><th>Freeze</th><th>Hop</th></tr>' + rows.join('');
+}
+
+function renderMoves(info) {
+  const list = $('moves');
+  list.innerHTML = '';
+  lab.game.moves.forEach((m, i) => {
+    const li = document.createElement('li');
+    li.textContent = m;
+    li.title = `${i + 1}`;
+    list.appendChild(li);
+  });
+  list.scrollTop = list.scrollHeight;
+}
+
+function renderEval(info) {
+  const bar = $('eval-fill');
+  const label = $('eval-label');
+  if (!lab.wdl) {
+    bar.style.height = '50%';
+    label.textContent = 'no evaluation yet';
+    return;
+  }
+  const [w, d, l] = lab.wdl;
+  const score = w + d / 2;
+  bar.style.height = `${(score * 100).toFixed(1)}%`;
+  const pct = (x) => `${Math.round(x * 100)}%`;
+  label.textContent = `${info.sides[0]}: W ${pct(w)} D ${pct(d)} L ${pct(l)}`;
+}
+
+function renderStatus(info) {
+  const game = lab.game;
+  const side = info.sides[game.side_to_move === 'first' ? 0 : 1];
+  let text;
+  if (game.outcome) {
+    const winner = game.outcome.winner;
+    const who = winner ? `${info.sides[winner === 'first' ? 0 : 1]} win` : 'Draw';
+    text = `Game over: ${who} (${game.outcome.reason})`;
+  } else if (lab.busy) {
+    text = `${side} to move: the bot is thinking…`;
+  } else {
+    text = `${side} to move${mover() === 'human' ? ' (you)' : ''}`;
+  }
+  $('status').textContent = text;
+  $('error').textContent = lab.error;
+}
+
+function onSquare(square) {
+  if (lab.busy || lab.game.outcome || mover() !== 'human') return;
+  const result = click(lab.game.legal, lab.kind, lab.sel, square);
+  lab.sel = result.sel;
+  lab.choices = [];
+  if (result.done.length === 1) {
+    humanMove(result.done[0].move, result.done[0].path);
+    return;
+  }
+  if (result.done.length > 1) lab.choices = result.done; // promotion
+  render();
+}
+
+async function humanMove(move, path) {
+  lab.error = '';
+  try {
+    lab.busy = true;
+    const game = await api.playMove(lab.game.id, move);
+    lab.busy = false;
+    setState(game, path);
+  } catch (e) {
+    lab.busy = false;
+    lab.error = e.message;
+    render();
+  }
+  maybeBot();
+}
+
+/// Ask the bot for a move when it is its turn (and keep going when watching).
+async function maybeBot() {
+  if (lab.busy || lab.game.outcome || mover() !== 'bot') return;
+  if ($('players').value === 'watch' && !lab.watching) return;
+  lab.busy = true;
+  lab.error = '';
+  render();
+  const id = lab.game.id;
+  try {
+    const answer = await api.botMove(id, botRequest());
+    if (lab.game.id !== id) return; // a new game was started meanwhile
+    lab.busy = false;
+    lab.wdl = answer.bot.wdl_first;
+    // The bot's move was legal in the state before it: its click path is there.
+    const path = lab.game.legal.find((m) => m.move === answer.bot.move)?.path || [];
+    $('pv').textContent = answer.bot.pv.join(' ');
+    setState(answer, path);
+  } catch (e) {
+    lab.busy = false;
+    lab.watching = false;
+    lab.error = e.message;
+    render();
+    return;
+  }
+  if ($('players').value === 'watch') setTimeout(maybeBot, 150);
+  else maybeBot();
+}
+
+function botRequest() {
+  const request = { level: $('level').value };
+  const nodes = parseInt($('nodes').value, 10);
+  if (nodes > 0) request.nodes = nodes;
+  return request;
+}
+
+async function startGame() {
+  lab.error = '';
+  lab.watching = $('players').value === 'watch';
+  lab.wdl = null;
+  lab.last = [];
+  lab.kind = 'move';
+  $('pv').textContent = '';
+  try {
+    const game = await api.newGame($('variant').value, $('position').value.trim() || undefined);
+    lab.busy = false;
+    setState(game, []);
+  } catch (e) {
+    lab.error = e.message;
+    $('error').textContent = e.message;
+    return;
+  }
+  maybeBot();
+}
+
+async function main() {
+  lab.info = await api.variants();
+  for (const v of lab.info.variants) {
+    const o = document.createElement('option');
+    o.value = v.id;
+    o.textContent = v.bot ? `${v.name} (generation ${v.generation})` : `${v.name} (no bot)`;
+    $('variant').appendChild(o);
+  }
+  for (const l of lab.info.levels) {
+    const o = document.createElement('option');
+    o.value = l.name;
+    o.textContent = `${l.name}: ${l.about}`;
+    o.selected = l.name === lab.info.default_level;
+    $('level').appendChild(o);
+  }
+  const params = new URLSearchParams(location.search);
+  if (params.get('variant')) $('variant').value = params.get('variant');
+  if (params.get('players')) $('players').value = params.get('players');
+  if (params.get('position')) $('position').value = params.get('position');
+  $('variant').addEventListener('change', () => {
+    $('position').value = '';
+    updateStrength();
+  });
+  $('new-game').addEventListener('click', startGame);
+  $('pass').addEventListener('click', () => {
+    const pass = lab.game.legal.find((m) => m.kind === 'pass');
+    if (pass) humanMove(pass.move, []);
+  });
+  $('players').addEventListener('change', () => {
+    lab.watching = $('players').value === 'watch';
+    render();
+    maybeBot();
+  });
+  $('stop').addEventListener('click', () => {
+    lab.watching = false;
+  });
+  updateStrength();
+  await startGame();
+}
+
+function updateStrength() {
+  const v = lab.info.variants.find((x) => x.id === $('variant').value);
+  $('strength').textContent = v && v.strength ? `Measured: ${v.strength}` : '';
+}
+
+main().catch((e) => {
+  $('error').textContent = `The page could not start: ${e.message}`;
+});

@@ -1,0 +1,118 @@
+// Drawing the board from the server's description (`board.squares`, in
+// reading order) and turning clicks into moves from the server's `legal`
+// list: the page never decides what is legal itself.
+
+// The filled glyphs for both colours (coloured by CSS): the outline ones
+// look hollow on a dark square.
+const CHESS = {
+  K: '♚', Q: '♛', R: '♜', B: '♝', N: '♞', P: '♟',
+  k: '♚', q: '♛', r: '♜', b: '♝', n: '♞', p: '♟',
+};
+// Tafl and Shakti pieces are discs; the letter names the special ones.
+const DISC_LABEL = {
+  hnefatafl: { K: '♔', S: '', s: '' },
+  loki: { K: '♔', S: '', s: '', T: 'T', t: 'T', G: 'G', g: 'G', W: 'W', w: 'W', H: 'H', h: 'H' },
+  shakti: { K: '♔', k: '♚', W: '', w: '' },
+};
+const PIECE_NAMES = {
+  K: 'king', S: 'soldier', T: 'Trickster', G: 'General', W: 'Wizard', H: 'Horse',
+  Q: 'queen', R: 'rook', B: 'bishop', N: 'knight', P: 'pawn',
+};
+
+/// The piece of `letter` in `variant` as a DOM element.
+function pieceElement(variant, letter) {
+  const el = document.createElement('span');
+  el.className = 'piece';
+  el.dataset.piece = letter;
+  const upper = letter === letter.toUpperCase();
+  if (variant === 'losers' || variant === 'viking') {
+    el.textContent = CHESS[letter] || letter;
+    el.classList.add('glyph', upper ? 'white' : 'black');
+  } else {
+    // Tafl: defenders are upper case (light), attackers lower case (dark);
+    // Shakti: White upper case (light).
+    el.classList.add('disc', upper ? 'light' : 'dark');
+    if (variant === 'shakti' && letter.toUpperCase() === 'W') el.classList.add('warrior');
+    const label = (DISC_LABEL[variant] || {})[letter];
+    el.textContent = label === undefined ? letter.toUpperCase() : label;
+  }
+  const name = PIECE_NAMES[letter.toUpperCase()] || letter;
+  el.title = variant === 'shakti' && letter.toUpperCase() === 'W' ? 'warrior' : name;
+  return el;
+}
+
+/// Draw `game.board` into `container`. `ui` holds the selection
+/// (`ui.sel`, a list of square names), the highlighted targets
+/// (`ui.targets`), the last move's squares and the click handler.
+export function drawBoard(container, game, ui) {
+  const { board, variant } = game;
+  container.innerHTML = '';
+  container.className = `board board-${variant}`;
+  container.style.gridTemplateColumns = `repeat(${board.width}, var(--sq))`;
+  if (ui.onSize) ui.onSize(board.height);
+  board.squares.forEach((sq, i) => {
+    const file = i % board.width;
+    const row = Math.floor(i / board.width);
+    const cell = document.createElement('div');
+    cell.className = 'square';
+    cell.dataset.square = sq.name;
+    cell.title = sq.name;
+    if (variant === 'losers' || variant === 'viking') {
+      cell.classList.add((file + row) % 2 === 0 ? 'light' : 'dark');
+    }
+    if (sq.hole) cell.classList.add('hole');
+    if (sq.mark) cell.classList.add(sq.mark);
+    if (sq.frozen) cell.classList.add('frozen');
+    if (ui.last.includes(sq.name)) cell.classList.add('last');
+    if (ui.sel.includes(sq.name)) cell.classList.add('selected');
+    if (ui.targets.has(sq.name)) cell.classList.add('target');
+    if (sq.piece) cell.appendChild(pieceElement(variant, sq.piece));
+    if (file === 0) cell.appendChild(coord('rank', sq.name.slice(1)));
+    if (row === board.height - 1) cell.appendChild(coord('file', sq.name[0]));
+    cell.addEventListener('click', () => ui.onClick(sq.name));
+    container.appendChild(cell);
+  });
+}
+
+function coord(kind, text) {
+  const el = document.createElement('span');
+  el.className = `coord ${kind}`;
+  el.textContent = text;
+  return el;
+}
+
+/// The legal moves of `kind` whose click path starts with `sel`.
+export function candidates(legal, kind, sel) {
+  return legal.filter(
+    (m) => m.kind === kind && sel.length <= m.path.length && sel.every((s, i) => m.path[i] === s),
+  );
+}
+
+/// The squares that extend the selection `sel` towards a legal move.
+export function targets(legal, kind, sel) {
+  const out = new Set();
+  if (sel.length === 0) return out;
+  for (const m of candidates(legal, kind, sel)) {
+    if (m.path.length > sel.length) out.add(m.path[sel.length]);
+  }
+  return out;
+}
+
+/// Apply a click on `square` to the selection `sel` for moves of `kind`.
+/// Returns `{sel, done}`: `done` lists the moves the path now completes
+/// (several only for promotions); a click that fits no legal move starts
+/// over (from that square if a move starts there), so it changes nothing.
+export function click(legal, kind, sel, square) {
+  const next = [...sel, square];
+  const fits = candidates(legal, kind, next);
+  if (fits.length > 0 && sel.length > 0) return settle(fits, next);
+  const fresh = candidates(legal, kind, [square]);
+  if (fresh.length > 0) return settle(fresh, [square]);
+  return { sel: [], done: [] };
+}
+
+function settle(fits, sel) {
+  const complete = fits.filter((m) => m.path.length === sel.length);
+  const longer = fits.some((m) => m.path.length > sel.length);
+  return { sel, done: longer ? [] : complete };
+}

@@ -1,0 +1,192 @@
+//! The bundles the service plays with, and a pool of loaded bots per
+//! variant: a search takes a bot (loading another when all are busy, so at
+//! most one per search slot) and gives it back when done.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use bot::Bot;
+use burn::tensor::Device;
+use model::BundleMeta;
+use rules::VariantId;
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::{ApiError, StartError};
+use crate::variants;
+
+/// One variant's bundle and its idle bots.
+struct Entry {
+    variant: VariantId,
+    dir: PathBuf,
+    meta: BundleMeta,
+    idle: Mutex<Vec<Bot>>,
+}
+
+/// What `GET /api/variants` says about one variant.
+#[derive(Clone, Debug, Serialize)]
+pub struct VariantInfo {
+    /// The variant id (`losers`, ...).
+    pub id: &'static str,
+    /// Display name.
+    pub name: &'static str,
+    /// Names of the first and the second player.
+    pub sides: [&'static str; 2],
+    /// Board width (files) and height (ranks).
+    pub width: usize,
+    /// Board height (ranks).
+    pub height: usize,
+    /// Whether a bot plays it (a bundle was found).
+    pub bot: bool,
+    /// Training generation of the bundle.
+    pub generation: Option<u32>,
+    /// The bundle's measured strength in one line, from its `model.json`.
+    pub strength: Option<String>,
+}
+
+/// The bundles found under the models folder, loaded and checked once at
+/// start-up.
+pub struct Catalog {
+    entries: Vec<Entry>,
+    device: Device,
+}
+
+impl Catalog {
+    /// Load `models/<variant>` for every variant that has one; a variant
+    /// without a folder has no bot (its games are human against human).
+    ///
+    /// # Errors
+    /// [`StartError::Bundle`] when a bundle folder exists but does not load
+    /// (a broken bundle should stop the start, not a later request).
+    pub fn load(models: &Path) -> Result<Catalog, StartError> {
+        let device = model::device_from_name("cpu").map_err(StartError::Device)?;
+        let mut entries = Vec::new();
+        for variant in VariantId::ALL {
+            let dir = models.join(variant.as_str());
+            if !dir.join(model::bundle::META_FILE).is_file() {
+                continue;
+            }
+            let bot =
+                Bot::load_for(variant, &dir, &device).map_err(|source| StartError::Bundle {
+                    dir: dir.clone(),
+                    source,
+                })?;
+            entries.push(Entry {
+                variant,
+                meta: bot.meta().clone(),
+                dir,
+                idle: Mutex::new(vec![bot]),
+            });
+        }
+        Ok(Catalog { entries, device })
+    }
+
+    /// Every variant, with its bundle's generation and strength where a bot plays it.
+    pub fn variants(&self) -> Vec<VariantInfo> {
+        VariantId::ALL
+            .into_iter()
+            .map(|variant| {
+                let entry = self.entry(variant);
+                let (width, height) = variants::board_size(variant);
+                VariantInfo {
+                    id: variant.as_str(),
+                    name: variants::display_name(variant),
+                    sides: variants::side_names(variant),
+                    width,
+                    height,
+                    bot: entry.is_some(),
+                    generation: entry.map(|e| e.meta.generation),
+                    strength: entry.and_then(|e| strength_line(&e.meta.strength)),
+                }
+            })
+            .collect()
+    }
+
+    /// Whether a bot plays `variant`.
+    pub fn has_bot(&self, variant: VariantId) -> bool {
+        self.entry(variant).is_some()
+    }
+
+    fn entry(&self, variant: VariantId) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.variant == variant)
+    }
+
+    /// A bot for `variant`: an idle one, or a newly loaded one. Blocking
+    /// (loading reads the bundle): call it on a blocking thread.
+    ///
+    /// # Errors
+    /// [`ApiError::NoBot`] without a bundle; [`ApiError::Internal`] if the
+    /// bundle no longer loads.
+    pub fn take(&self, variant: VariantId) -> Result<Bot, ApiError> {
+        let entry = self.entry(variant).ok_or(ApiError::NoBot(variant))?;
+        let idle = entry
+            .idle
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop();
+        match idle {
+            Some(bot) => Ok(bot),
+            None => Bot::load_for(variant, &entry.dir, &self.device)
+                .map_err(|e| ApiError::Internal(e.to_string())),
+        }
+    }
+
+    /// Return a bot taken with [`Catalog::take`] to its pool.
+    pub fn give_back(&self, bot: Bot) {
+        if let Some(entry) = self.entry(bot.variant()) {
+            entry
+                .idle
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(bot);
+        }
+    }
+}
+
+/// One line from a bundle's `strength` field: the first recorded match,
+/// `+W =D -L vs OPPONENT (N games, S simulations)`.
+fn strength_line(strength: &Value) -> Option<String> {
+    let m = strength.get("matches")?.get(0)?;
+    let count = |key: &str| m.get(key).and_then(Value::as_u64).unwrap_or(0);
+    let opponent = m.get("b").and_then(Value::as_str).unwrap_or("?");
+    // A bundle opponent is a path (or a `bundle:PATH:N` spec); its last
+    // part names it well enough.
+    let opponent = opponent
+        .trim_start_matches("bundle:")
+        .split(':')
+        .next()
+        .and_then(|p| p.trim_end_matches('/').rsplit('/').next())
+        .unwrap_or(opponent);
+    let simulations = m
+        .get("simulations")
+        .or_else(|| m.get("nodes"))
+        .and_then(Value::as_u64);
+    let budget = simulations.map_or(String::new(), |s| format!(", {s} simulations"));
+    Some(format!(
+        "+{} ={} -{} vs {opponent} ({} games{budget})",
+        count("wins"),
+        count("draws"),
+        count("losses"),
+        count("games"),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strength_line_names_the_first_match() {
+        let s = serde_json::json!({"matches": [{"b": "random", "wins": 92, "draws": 4, "losses": 4, "games": 100, "simulations": 200}]});
+        assert_eq!(
+            strength_line(&s).as_deref(),
+            Some("+92 =4 -4 vs random (100 games, 200 simulations)")
+        );
+        let s = serde_json::json!({"matches": [{"b": "bundle:/work/main/models/hnefatafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
+        assert_eq!(
+            strength_line(&s).as_deref(),
+            Some("+78 =32 -50 vs hnefatafl (160 games)")
+        );
+        assert_eq!(strength_line(&Value::Null), None);
+    }
+}

@@ -1,0 +1,143 @@
+//! Errors of the web service, each mapped to an HTTP status and a JSON body
+//! `{"error": "<message naming the problem>"}`; nothing the client sends
+//! may panic the service.
+
+use axum::extract::rejection::JsonRejection;
+use axum::extract::{FromRequest, Request};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+/// Why a request failed. The `Display` text is what the client reads.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The body is not the JSON the endpoint takes (syntax, a missing or
+    /// unknown field, a wrong type, no JSON content type), or is over the
+    /// size limit; `status` is axum's (400, 413, 415 or 422).
+    #[error("{message}")]
+    Body {
+        /// The HTTP status of the rejection.
+        status: StatusCode,
+        /// What was wrong, from the JSON parser.
+        message: String,
+    },
+    /// No endpoint or page at this path.
+    #[error("no such endpoint or page (the API is under /api: see /api/openapi.json)")]
+    NotFound,
+    /// No game with this id (never created, or expired after idling).
+    #[error("no game {0:?} (unknown id, or it expired after idling)")]
+    UnknownGame(String),
+    /// The variant id is not one of the five.
+    #[error("{0}")]
+    UnknownVariant(#[from] rules::variant::UnknownVariant),
+    /// The service has no bundle for the variant, so no bot can play it.
+    #[error("no bot for variant {0}: the models folder has no bundle for it")]
+    NoBot(rules::VariantId),
+    /// A position text, move, budget or level the rules or the caps refuse.
+    #[error("{0}")]
+    Invalid(String),
+    /// The game is over: no move or bot move can be played.
+    #[error("the game is over ({0})")]
+    GameOver(String),
+    /// The game is busy with a bot search started by an earlier request.
+    #[error("game {0} is busy: a bot move is being searched; retry when it is played")]
+    Busy(String),
+    /// The games cap is reached (after dropping idle games).
+    #[error("too many games ({0}, the configured cap); retry later")]
+    TooManyGames(usize),
+    /// No search slot came free in time.
+    #[error("all {0} search slots stayed busy; retry later")]
+    SearchesBusy(usize),
+    /// A failure of the service itself (a bundle that stopped loading, a
+    /// search thread that died).
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// The HTTP status of this error.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Body { status, .. } => *status,
+            ApiError::NotFound | ApiError::UnknownGame(_) => StatusCode::NOT_FOUND,
+            ApiError::UnknownVariant(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
+            ApiError::NoBot(_) | ApiError::GameOver(_) | ApiError::Busy(_) => StatusCode::CONFLICT,
+            ApiError::TooManyGames(_) | ApiError::SearchesBusy(_) => {
+                StatusCode::SERVICE_UNAVAILABLE
+            }
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> Self {
+        let status = rejection.status();
+        let message = if status == StatusCode::PAYLOAD_TOO_LARGE {
+            format!(
+                "request body is over the size limit ({})",
+                rejection.body_text()
+            )
+        } else {
+            rejection.body_text()
+        };
+        ApiError::Body { status, message }
+    }
+}
+
+impl From<bot::BotError> for ApiError {
+    fn from(e: bot::BotError) -> Self {
+        match e {
+            bot::BotError::GameOver(text) => ApiError::GameOver(text),
+            bot::BotError::Bundle(_) | bot::BotError::Device(_) => {
+                ApiError::Internal(e.to_string())
+            }
+            other => ApiError::Invalid(other.to_string()),
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status(), Json(json!({ "error": self.to_string() }))).into_response()
+    }
+}
+
+/// `axum::Json` whose rejections are [`ApiError`]s, so a malformed or
+/// oversized body gets the same JSON error shape as every other failure.
+pub struct ApiJson<T>(pub T);
+
+impl<S, T> FromRequest<S> for ApiJson<T>
+where
+    Json<T>: FromRequest<S, Rejection = JsonRejection>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
+        Json::<T>::from_request(req, state)
+            .await
+            .map(|Json(value)| ApiJson(value))
+            .map_err(ApiError::from)
+    }
+}
+
+/// Why the service could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// A bundle folder under the models folder does not load.
+    #[error("bundle {dir}: {source}")]
+    Bundle {
+        /// The bundle folder.
+        dir: std::path::PathBuf,
+        /// Why it does not load.
+        source: bot::BotError,
+    },
+    /// The network backend could not be set up.
+    #[error("device: {0}")]
+    Device(String),
+    /// The models folder does not exist.
+    #[error("models folder {0} does not exist (pass --models DIR, the folder holding <variant>/model.json)")]
+    NoModels(std::path::PathBuf),
+}

@@ -1,0 +1,246 @@
+//! The JSON endpoints (`/api/...`); the contract is in the README's "Web
+//! lab" section and `assets/openapi.json`.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::Json;
+use bot::protocol::{self, AnalyseRequest};
+use bot::Limits;
+use rules::{Player, VariantId};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::error::{ApiError, ApiJson};
+use crate::levels::{Level, DEFAULT_LEVEL, LEVELS};
+use crate::search::choose;
+use crate::table::{new_table, TableView};
+use crate::Service;
+
+/// A game's state with its id.
+#[derive(Debug, Serialize)]
+pub struct GameState {
+    /// The game id.
+    pub id: String,
+    /// The state.
+    #[serde(flatten)]
+    pub view: TableView,
+}
+
+/// `POST /api/games`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NewGame {
+    /// Variant id.
+    pub variant: String,
+    /// Start position text (default: the variant's start).
+    pub position: Option<String>,
+}
+
+/// `POST /api/games/{id}/moves`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveRequest {
+    /// A whole-turn move token.
+    #[serde(rename = "move")]
+    pub token: String,
+}
+
+/// `POST /api/games/{id}/bot`: a budget (nodes and/or time) and a level.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BotRequest {
+    /// Node budget.
+    pub nodes: Option<u32>,
+    /// Time budget in milliseconds.
+    pub movetime_ms: Option<u64>,
+    /// Level name (default `club`).
+    pub level: Option<String>,
+}
+
+/// The bot's move in a `POST /api/games/{id}/bot` answer.
+#[derive(Debug, Serialize)]
+pub struct BotMove {
+    /// The move token played.
+    #[serde(rename = "move")]
+    pub token: String,
+    /// Its atomic actions.
+    pub actions: Vec<String>,
+    /// The side that played it.
+    pub side: &'static str,
+    /// The level it played at.
+    pub level: &'static str,
+    /// Root `[W, D, L]` for the side that moved.
+    pub wdl: [f32; 3],
+    /// The same from the first player's view (for an evaluation bar).
+    pub wdl_first: [f32; 3],
+    /// Principal variation as move tokens, starting with the move.
+    pub pv: Vec<String>,
+    /// Nodes searched.
+    pub nodes: u32,
+    /// Search time in milliseconds.
+    pub time_ms: u64,
+}
+
+/// `GET /api/variants`.
+pub async fn variants(State(service): State<Arc<Service>>) -> Json<Value> {
+    Json(json!({
+        "variants": service.catalog.variants(),
+        "levels": LEVELS,
+        "default_level": DEFAULT_LEVEL,
+        "limits": {
+            "max_nodes": service.config.max_nodes,
+            "max_movetime_ms": service.config.max_movetime_ms,
+            "max_games": service.config.max_games,
+            "max_searches": service.config.max_searches,
+            "idle_timeout_s": service.config.idle_timeout.as_secs(),
+            "body_limit": service.config.body_limit,
+        },
+    }))
+}
+
+/// `POST /api/games`.
+pub async fn create_game(
+    State(service): State<Arc<Service>>,
+    ApiJson(request): ApiJson<NewGame>,
+) -> Result<Json<GameState>, ApiError> {
+    let variant: VariantId = request.variant.parse()?;
+    let table = new_table(variant, request.position.as_deref())?;
+    let (id, view) = service.games.insert(table)?;
+    Ok(Json(GameState { id, view }))
+}
+
+/// `GET /api/games/{id}`.
+pub async fn get_game(
+    State(service): State<Arc<Service>>,
+    Path(id): Path<String>,
+) -> Result<Json<GameState>, ApiError> {
+    let view = service.games.view(&id)?;
+    Ok(Json(GameState { id, view }))
+}
+
+/// `POST /api/games/{id}/moves`.
+pub async fn play_move(
+    State(service): State<Arc<Service>>,
+    Path(id): Path<String>,
+    ApiJson(request): ApiJson<MoveRequest>,
+) -> Result<Json<GameState>, ApiError> {
+    let view = service.games.play(&id, &request.token)?;
+    Ok(Json(GameState { id, view }))
+}
+
+/// `POST /api/games/{id}/bot`.
+pub async fn bot_move(
+    State(service): State<Arc<Service>>,
+    Path(id): Path<String>,
+    ApiJson(request): ApiJson<BotRequest>,
+) -> Result<Json<Value>, ApiError> {
+    let level = Level::named(request.level.as_deref().unwrap_or(DEFAULT_LEVEL))?;
+    let limits = bot_limits(&service, &request, level)?;
+    let (job, _busy) = service.games.begin_search(&id)?;
+    if !service.catalog.has_bot(job.variant) {
+        return Err(ApiError::NoBot(job.variant));
+    }
+    let side = job.side;
+    let strength = level.strength();
+    let search_job = job.clone();
+    let choice = service
+        .searches
+        .run(&service.catalog, job.variant, move |bot| {
+            choose(bot, &search_job, &limits, strength)
+        })
+        .await?;
+    let view = service.games.finish_search(&job, &choice.mv)?;
+    let info = &choice.info;
+    let wdl_first = match side {
+        Player::First => info.wdl,
+        Player::Second => [info.wdl[2], info.wdl[1], info.wdl[0]],
+    };
+    let answer = BotMove {
+        token: choice.mv.clone(),
+        actions: choice.actions.clone(),
+        side: protocol::player_name(side),
+        level: level.name,
+        wdl: info.wdl,
+        wdl_first,
+        pv: info.pv.clone(),
+        nodes: info.nodes,
+        time_ms: info.time_ms,
+    };
+    let mut body = serde_json::to_value(GameState { id, view })
+        .map_err(|e| ApiError::Internal(e.to_string()))?;
+    body["bot"] = serde_json::to_value(answer).map_err(|e| ApiError::Internal(e.to_string()))?;
+    Ok(Json(body))
+}
+
+/// `POST /api/analyse`: the request and answer of `lokizero analyse`
+/// (`bot::protocol`), without `bundle` (the service plays its own bundles).
+pub async fn analyse(
+    State(service): State<Arc<Service>>,
+    ApiJson(request): ApiJson<AnalyseRequest>,
+) -> Result<Json<Value>, ApiError> {
+    if request.bundle.is_some() {
+        return Err(ApiError::Invalid(
+            "\"bundle\" is not accepted here: the service analyses with the bundles of its models folder".into(),
+        ));
+    }
+    let variant = request
+        .variant_id()?
+        .ok_or_else(|| ApiError::Invalid("the request needs \"variant\"".into()))?;
+    let nodes = request.node_budget(service.config.max_nodes)?;
+    // Check the position before queueing for a search slot.
+    bot::validate_position(variant, request.position.as_deref(), &request.moves)?;
+    if !service.catalog.has_bot(variant) {
+        return Err(ApiError::NoBot(variant));
+    }
+    let answer = service
+        .searches
+        .run(&service.catalog, variant, move |bot| {
+            bot.set_position(request.position.as_deref(), &request.moves)?;
+            let analysis = bot.analyse(&Limits::nodes(nodes), request.top())?;
+            Ok(protocol::answer(&request.id, bot, &analysis))
+        })
+        .await?;
+    Ok(Json(answer))
+}
+
+/// Unknown paths.
+pub async fn not_found() -> ApiError {
+    ApiError::NotFound
+}
+
+/// The search limits of a bot request: its nodes and time, or the
+/// level's default budget, each checked against the service's caps.
+fn bot_limits(service: &Service, request: &BotRequest, level: &Level) -> Result<Limits, ApiError> {
+    let config = &service.config;
+    if let Some(nodes) = request.nodes {
+        if nodes == 0 || nodes > config.max_nodes {
+            return Err(ApiError::Invalid(format!(
+                "nodes must be in 1..={} (the service's cap), got {nodes}",
+                config.max_nodes
+            )));
+        }
+    }
+    if let Some(ms) = request.movetime_ms {
+        if ms == 0 || ms > config.max_movetime_ms {
+            return Err(ApiError::Invalid(format!(
+                "movetime_ms must be in 1..={} (the service's cap), got {ms}",
+                config.max_movetime_ms
+            )));
+        }
+    }
+    let time = request.movetime_ms.map(Duration::from_millis);
+    let nodes = match (request.nodes, time) {
+        (Some(n), _) => Some(n),
+        (None, Some(_)) => None,
+        // A policy-only level searches nothing; one node satisfies the
+        // bot's rule that some bound is given.
+        (None, None) => Some(level.nodes.unwrap_or(1).min(config.max_nodes)),
+    };
+    Ok(Limits {
+        nodes,
+        time,
+        stop: None,
+    })
+}

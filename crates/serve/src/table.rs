@@ -1,0 +1,163 @@
+//! [`Table`]: one game of any variant behind a trait object, so the game
+//! store holds games of every variant side by side; its
+//! [`TableView`] is the JSON state of the API.
+
+use bot::protocol::{outcome_json, player_name};
+use bot::{describe_outcome, parse_position, BotGame};
+use rules::{Geometry, Player, VariantId};
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::error::ApiError;
+use crate::view::{board_view, move_view, powers, BoardView, MoveView, PowerUses};
+
+/// The state of a game as the API returns it.
+#[derive(Clone, Debug, Serialize)]
+pub struct TableView {
+    /// The variant id.
+    pub variant: &'static str,
+    /// The position text (`docs/rules.md` notation).
+    pub position: String,
+    /// `"first"` or `"second"`.
+    pub side_to_move: &'static str,
+    /// The legal whole-turn move tokens (empty once the game is over).
+    pub legal_moves: Vec<String>,
+    /// The same moves with their click paths, for the page.
+    pub legal: Vec<MoveView>,
+    /// `{"winner", "reason", "text"}` once the game is over, else `null`.
+    pub outcome: Option<Value>,
+    /// The moves played since the start position, as tokens.
+    pub moves: Vec<String>,
+    /// The start position text (`"startpos"` for the variant's start).
+    pub start: String,
+    /// The board, square by square.
+    pub board: BoardView,
+    /// Loki only: remaining power uses, first player's then second's.
+    pub powers: Option<[PowerUses; 2]>,
+}
+
+/// A game of some variant: its start, the moves played and the current
+/// position.
+pub trait Table: Send + Sync {
+    /// The variant.
+    fn variant(&self) -> VariantId;
+    /// The start position text (`None` = the variant's start).
+    fn start(&self) -> Option<&str>;
+    /// The move tokens played so far.
+    fn moves(&self) -> &[String];
+    /// The side to move.
+    fn side_to_move(&self) -> Player;
+    /// How the game ended (`describe_outcome`), or `None` while it goes on.
+    fn over(&self) -> Option<String>;
+    /// Play one whole-turn move token; returns the token as the rules
+    /// write it.
+    ///
+    /// # Errors
+    /// [`ApiError::GameOver`] once the game is over, [`ApiError::Invalid`]
+    /// for a malformed or illegal token (the game is unchanged then).
+    fn play(&mut self, token: &str) -> Result<String, ApiError>;
+    /// The state for the API.
+    fn view(&self) -> TableView;
+}
+
+/// A new game of `variant` from `position` (`None` or `"startpos"` = the start).
+///
+/// # Errors
+/// [`ApiError::Invalid`] naming what is wrong with the position text.
+pub fn new_table(variant: VariantId, position: Option<&str>) -> Result<Box<dyn Table>, ApiError> {
+    rules::with_variant!(variant, G => Session::<G>::new(position).map(|s| Box::new(s) as Box<dyn Table>))
+}
+
+/// [`Table`] for variant `G`.
+struct Session<G: BotGame> {
+    start: Option<String>,
+    game: G,
+    moves: Vec<String>,
+}
+
+impl<G: BotGame> Session<G> {
+    fn new(position: Option<&str>) -> Result<Self, ApiError> {
+        let start = position
+            .map(str::trim)
+            .filter(|p| !p.is_empty() && *p != "startpos")
+            .map(str::to_string);
+        let game = parse_position::<G, &str>(start.as_deref(), &[])?;
+        Ok(Session {
+            start,
+            game,
+            moves: Vec::new(),
+        })
+    }
+
+    fn geometry() -> Geometry {
+        Geometry::new(G::WIDTH, G::HEIGHT)
+    }
+
+    /// The legal whole turns as tokens: every action sequence until the
+    /// turn passes (one action each but for Loki's exchange and command).
+    fn legal_moves(&self) -> Vec<String> {
+        rules::perft_turns_divide(&self.game, 1)
+            .into_iter()
+            .map(|(actions, _)| self.game.move_text(&actions))
+            .collect()
+    }
+}
+
+impl<G: BotGame> Table for Session<G> {
+    fn variant(&self) -> VariantId {
+        G::VARIANT
+    }
+
+    fn start(&self) -> Option<&str> {
+        self.start.as_deref()
+    }
+
+    fn moves(&self) -> &[String] {
+        &self.moves
+    }
+
+    fn side_to_move(&self) -> Player {
+        self.game.side_to_move()
+    }
+
+    fn over(&self) -> Option<String> {
+        self.game.outcome().map(|o| describe_outcome(&o))
+    }
+
+    fn play(&mut self, token: &str) -> Result<String, ApiError> {
+        if let Some(text) = self.over() {
+            return Err(ApiError::GameOver(text));
+        }
+        let actions = self
+            .game
+            .parse_move(token)
+            .map_err(|e| ApiError::Invalid(format!("move {token:?}: {e}")))?;
+        let canonical = self.game.move_text(&actions);
+        for action in actions {
+            self.game.play(action);
+        }
+        self.moves.push(canonical.clone());
+        Ok(canonical)
+    }
+
+    fn view(&self) -> TableView {
+        let geometry = Self::geometry();
+        let legal_moves = self.legal_moves();
+        TableView {
+            variant: G::VARIANT.as_str(),
+            position: self.game.to_text(),
+            side_to_move: player_name(self.game.side_to_move()),
+            legal: legal_moves.iter().map(|t| move_view(geometry, t)).collect(),
+            legal_moves,
+            outcome: self.game.outcome().map(|o| {
+                let mut v = outcome_json(&o);
+                v["text"] = Value::String(describe_outcome(&o));
+                v
+            }),
+            moves: self.moves.clone(),
+            start: self.start.clone().unwrap_or_else(|| "startpos".into()),
+            board: board_view(&self.game, G::VARIANT, geometry),
+            powers: powers(&self.game),
+        }
+    }
+}

@@ -1,0 +1,618 @@
+//! The JSON API through the router (tower's `oneshot`, no socket): each
+//! endpoint, each class of bad input, and games of two clients side by
+//! side. Uses the shipped bundles in `models/`.
+
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use axum::body::{to_bytes, Body};
+use axum::http::{header, Method, Request, StatusCode};
+use serde_json::{json, Value};
+use serve::{router, ServeConfig, Service};
+use tower::ServiceExt;
+
+fn models() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models")
+}
+
+/// One service for the tests of this file (loading the bundles once).
+fn service() -> Arc<Service> {
+    static SERVICE: OnceLock<Arc<Service>> = OnceLock::new();
+    SERVICE
+        .get_or_init(|| {
+            let mut config = ServeConfig::new(models());
+            config.max_nodes = 5000;
+            config.max_movetime_ms = 5000;
+            config.body_limit = 4096;
+            Arc::new(Service::new(config).expect("the shipped bundles load"))
+        })
+        .clone()
+}
+
+/// Send `body` (raw text) to `path`; returns the status and the JSON answer.
+async fn send_raw(
+    service: &Arc<Service>,
+    method: Method,
+    path: &str,
+    body: Option<&str>,
+) -> (StatusCode, Value) {
+    let mut request = Request::builder().method(method).uri(path);
+    if body.is_some() {
+        request = request.header(header::CONTENT_TYPE, "application/json");
+    }
+    let request = request
+        .body(body.map_or_else(Body::empty, |b| Body::from(b.to_string())))
+        .unwrap();
+    let response = router(service.clone()).oneshot(request).await.unwrap();
+    let status = response.status();
+    let bytes = to_bytes(response.into_body(), 1 << 24).await.unwrap();
+    let value = serde_json::from_slice(&bytes)
+        .unwrap_or_else(|_| json!({ "raw": String::from_utf8_lossy(&bytes) }));
+    (status, value)
+}
+
+async fn get(service: &Arc<Service>, path: &str) -> (StatusCode, Value) {
+    send_raw(service, Method::GET, path, None).await
+}
+
+async fn post(service: &Arc<Service>, path: &str, body: Value) -> (StatusCode, Value) {
+    send_raw(service, Method::POST, path, Some(&body.to_string())).await
+}
+
+async fn new_game(service: &Arc<Service>, variant: &str, position: Option<&str>) -> Value {
+    let mut body = json!({ "variant": variant });
+    if let Some(p) = position {
+        body["position"] = json!(p);
+    }
+    let (status, game) = post(service, "/api/games", body).await;
+    assert_eq!(status, StatusCode::OK, "{game}");
+    game
+}
+
+/// A 4xx answer whose JSON `error` contains `needle`.
+fn assert_error(answer: &(StatusCode, Value), status: StatusCode, needle: &str) {
+    assert_eq!(answer.0, status, "{}", answer.1);
+    let message = answer.1["error"]
+        .as_str()
+        .unwrap_or_else(|| panic!("no error message: {}", answer.1));
+    assert!(
+        message.contains(needle),
+        "{message:?} should name {needle:?}"
+    );
+}
+
+/// Positions one move from the end, with the move that ends the game and
+/// the winner (`docs/rules.md` for each variant's rules).
+pub const LAST_MOVES: [(&str, &str, &str, &str); 5] = [
+    (
+        "losers",
+        "4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1",
+        "e1e2",
+        "second",
+    ),
+    (
+        "viking",
+        "k11/2K9/12/12/12/12/1Q10 w - - 0 1",
+        "b1b7",
+        "first",
+    ),
+    (
+        "hnefatafl",
+        "5s5/11/11/11/11/11/11/11/11/11/1K9 d",
+        "b1a1",
+        "second",
+    ),
+    (
+        "loki",
+        "5s5/11/11/11/11/11/11/11/11/11/1K9 d 3333/3333 -",
+        "b1a1",
+        "second",
+    ),
+    ("shakti", "kx5/xxW4/7/7/7/7/6K w", "c6c7", "first"),
+];
+
+#[tokio::test]
+async fn variants_list_bundles_levels_and_caps() {
+    let service = service();
+    let (status, body) = get(&service, "/api/variants").await;
+    assert_eq!(status, StatusCode::OK);
+    let variants = body["variants"].as_array().unwrap();
+    let ids: Vec<&str> = variants.iter().map(|v| v["id"].as_str().unwrap()).collect();
+    assert_eq!(ids, ["losers", "viking", "hnefatafl", "loki", "shakti"]);
+    for v in variants {
+        assert_eq!(v["bot"], json!(true), "{v}");
+        assert!(v["generation"].as_u64().unwrap() > 0, "{v}");
+        assert!(v["strength"].as_str().unwrap().contains(" games"), "{v}");
+    }
+    assert_eq!(body["limits"]["max_nodes"], json!(5000));
+    assert!(body["levels"].as_array().unwrap().len() >= 3);
+}
+
+#[tokio::test]
+async fn every_variant_plays_a_move_and_a_bot_move() {
+    let service = service();
+    for (variant, width, height) in [
+        ("losers", 8, 8),
+        ("viking", 12, 7),
+        ("hnefatafl", 11, 11),
+        ("loki", 11, 11),
+        ("shakti", 7, 7),
+    ] {
+        let game = new_game(&service, variant, None).await;
+        let id = game["id"].as_str().unwrap();
+        assert_eq!(game["side_to_move"], "first");
+        assert_eq!(game["outcome"], Value::Null);
+        assert_eq!(game["board"]["width"], json!(width));
+        assert_eq!(
+            game["board"]["squares"].as_array().unwrap().len(),
+            width * height
+        );
+        let legal = game["legal_moves"].as_array().unwrap();
+        assert_eq!(legal.len(), game["legal"].as_array().unwrap().len());
+        let first = legal[0].as_str().unwrap();
+        let (status, after) = post(
+            &service,
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": first }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{after}");
+        assert_eq!(after["moves"], json!([first]));
+        let (status, answer) = post(
+            &service,
+            &format!("/api/games/{id}/bot"),
+            json!({ "nodes": 8 }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{variant}: {answer}");
+        let bot_move = answer["bot"]["move"].as_str().unwrap();
+        assert!(
+            after["legal_moves"]
+                .as_array()
+                .unwrap()
+                .contains(&json!(bot_move)),
+            "{variant}: {bot_move}"
+        );
+        assert_eq!(answer["moves"], json!([first, bot_move]));
+        let wdl: Vec<f64> = answer["bot"]["wdl"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!((wdl.iter().sum::<f64>() - 1.0).abs() < 1e-3, "{wdl:?}");
+        assert_eq!(answer["bot"]["pv"][0], json!(bot_move));
+        let (status, fetched) = get(&service, &format!("/api/games/{id}")).await;
+        assert_eq!(status, StatusCode::OK);
+        assert_eq!(fetched["moves"], answer["moves"]);
+        assert_eq!(fetched["position"], answer["position"]);
+    }
+}
+
+#[tokio::test]
+async fn tafl_board_marks_and_loki_powers() {
+    let service = service();
+    let game = new_game(&service, "loki", None).await;
+    let squares = game["board"]["squares"].as_array().unwrap();
+    let mark = |name: &str| squares.iter().find(|s| s["name"] == name).unwrap()["mark"].clone();
+    assert_eq!(mark("f6"), json!("throne"));
+    assert_eq!(mark("a1"), json!("corner"));
+    assert_eq!(mark("k11"), json!("corner"));
+    assert_eq!(
+        game["powers"][0],
+        json!({"exchange": 3, "command": 3, "freeze": 3, "hop": 3})
+    );
+    // Whole-turn tokens: exchanges and commands are single tokens.
+    let legal: Vec<&str> = game["legal_moves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap())
+        .collect();
+    assert_eq!(
+        legal.len(),
+        1488,
+        "the loki start has 1488 whole turns (docs/rules.md §4)"
+    );
+    let exchange = legal.iter().find(|m| m.starts_with("x:")).unwrap();
+    assert!(legal.iter().any(|m| m.starts_with("g:") && m.len() == 10));
+    let id = game["id"].as_str().unwrap();
+    // The first part of an exchange alone is not a move.
+    let half = &exchange[..4];
+    assert_error(
+        &post(
+            &service,
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": half }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        half,
+    );
+    let (status, after) = post(
+        &service,
+        &format!("/api/games/{id}/moves"),
+        json!({ "move": exchange }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["powers"][0]["exchange"], json!(2));
+    assert_eq!(after["side_to_move"], "second");
+    // Shakti holes.
+    let shakti = new_game(&service, "shakti", Some("x5x/1w1k1w1/7/7/7/1W1K1W1/x5x w")).await;
+    let a1 = shakti["board"]["squares"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "a1")
+        .unwrap()
+        .clone();
+    assert_eq!(
+        (a1["hole"].clone(), a1["piece"].clone()),
+        (json!(true), Value::Null)
+    );
+}
+
+#[tokio::test]
+async fn one_move_from_the_end_finishes_every_variant() {
+    let service = service();
+    for (variant, position, last, winner) in LAST_MOVES {
+        let game = new_game(&service, variant, Some(position)).await;
+        let id = game["id"].as_str().unwrap();
+        let (status, over) = post(
+            &service,
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": last }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{variant}: {over}");
+        assert_eq!(
+            over["outcome"]["winner"],
+            json!(winner),
+            "{variant}: {over}"
+        );
+        assert_eq!(over["legal_moves"], json!([]));
+        // No move and no bot move after the end.
+        let again = post(
+            &service,
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": last }),
+        )
+        .await;
+        assert_error(&again, StatusCode::CONFLICT, "over");
+        let bot = post(&service, &format!("/api/games/{id}/bot"), json!({})).await;
+        assert_error(&bot, StatusCode::CONFLICT, "over");
+    }
+}
+
+#[tokio::test]
+async fn bad_input_gets_a_4xx_naming_the_problem() {
+    let service = service();
+    let game = new_game(&service, "losers", None).await;
+    let id = game["id"].as_str().unwrap();
+    let moves = format!("/api/games/{id}/moves");
+    let bot = format!("/api/games/{id}/bot");
+    // Malformed JSON, a missing field, an unknown field, no JSON content type.
+    assert_error(
+        &send_raw(&service, Method::POST, "/api/games", Some("{\"variant\": ")).await,
+        StatusCode::BAD_REQUEST,
+        "EOF",
+    );
+    assert_error(
+        &post(&service, "/api/games", json!({})).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "variant",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/games",
+            json!({"variant": "losers", "colour": "w"}),
+        )
+        .await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "colour",
+    );
+    assert_error(
+        &send_raw(&service, Method::POST, &moves, None).await,
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        "Content-Type",
+    );
+    // Unknown variant, bad position, unknown game, unknown path.
+    assert_error(
+        &post(&service, "/api/games", json!({"variant": "chess960"})).await,
+        StatusCode::BAD_REQUEST,
+        "chess960",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/games",
+            json!({"variant": "losers", "position": "8/8 w"}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "position",
+    );
+    assert_error(
+        &get(&service, "/api/games/nope").await,
+        StatusCode::NOT_FOUND,
+        "nope",
+    );
+    assert_error(
+        &post(&service, "/api/games/nope/moves", json!({"move": "e2e4"})).await,
+        StatusCode::NOT_FOUND,
+        "nope",
+    );
+    assert_error(
+        &post(&service, "/api/games/nope/bot", json!({})).await,
+        StatusCode::NOT_FOUND,
+        "nope",
+    );
+    assert_error(
+        &get(&service, "/api/nothing").await,
+        StatusCode::NOT_FOUND,
+        "no such endpoint",
+    );
+    // Illegal and malformed moves leave the game as it was.
+    assert_error(
+        &post(&service, &moves, json!({"move": "e2e5"})).await,
+        StatusCode::BAD_REQUEST,
+        "e2e5",
+    );
+    assert_error(
+        &post(&service, &moves, json!({"move": "zz"})).await,
+        StatusCode::BAD_REQUEST,
+        "zz",
+    );
+    assert_eq!(
+        get(&service, &format!("/api/games/{id}")).await.1["moves"],
+        json!([])
+    );
+    // A body over the limit.
+    let long = json!({"move": "e".repeat(5000)});
+    assert_error(
+        &post(&service, &moves, long).await,
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "size limit",
+    );
+    // Budgets beyond the caps, an unknown level.
+    assert_error(
+        &post(&service, &bot, json!({"nodes": 5001})).await,
+        StatusCode::BAD_REQUEST,
+        "nodes",
+    );
+    assert_error(
+        &post(&service, &bot, json!({"nodes": 0})).await,
+        StatusCode::BAD_REQUEST,
+        "nodes",
+    );
+    assert_error(
+        &post(&service, &bot, json!({"movetime_ms": 60000})).await,
+        StatusCode::BAD_REQUEST,
+        "movetime_ms",
+    );
+    assert_error(
+        &post(&service, &bot, json!({"level": "grandmaster"})).await,
+        StatusCode::BAD_REQUEST,
+        "grandmaster",
+    );
+    assert_error(
+        &post(&service, &bot, json!({"nodes": -3})).await,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "nodes",
+    );
+    // Analysis: unknown variant, over the cap, a server-side bundle path, a bad move.
+    assert_error(
+        &post(&service, "/api/analyse", json!({"variant": "go"})).await,
+        StatusCode::BAD_REQUEST,
+        "go",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/analyse",
+            json!({"variant": "losers", "nodes": 9999}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "nodes",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/analyse",
+            json!({"variant": "losers", "bundle": "/etc"}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "bundle",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/analyse",
+            json!({"variant": "losers", "moves": ["e2e5"]}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "e2e5",
+    );
+    // The game is untouched by all of it.
+    let (_, still) = get(&service, &format!("/api/games/{id}")).await;
+    assert_eq!(
+        (still["moves"].clone(), still["position"].clone()),
+        (json!([]), game["position"].clone())
+    );
+}
+
+#[tokio::test]
+async fn analyse_answers_like_lokizero_analyse() {
+    let service = service();
+    let request =
+        json!({"id": "a1", "variant": "losers", "moves": ["e2e3"], "nodes": 40, "top": 3});
+    let (status, answer) = post(&service, "/api/analyse", request).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["id"], json!("a1"));
+    assert_eq!(answer["variant"], json!("losers"));
+    assert_eq!(answer["actions"].as_array().unwrap().len(), 3);
+    assert!(answer["root"]["visits"].as_u64().unwrap() >= 40);
+    assert!(answer["actions"][0]["pv"].as_array().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn two_clients_games_do_not_interfere() {
+    let service = service();
+    let a = new_game(&service, "shakti", None).await;
+    let b = new_game(&service, "shakti", None).await;
+    let (ida, idb) = (
+        a["id"].as_str().unwrap().to_string(),
+        b["id"].as_str().unwrap().to_string(),
+    );
+    assert_ne!(ida, idb);
+    let first_a = a["legal_moves"][0].as_str().unwrap().to_string();
+    let last_b = b["legal_moves"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .as_str()
+        .unwrap()
+        .to_string();
+    post(
+        &service,
+        &format!("/api/games/{ida}/moves"),
+        json!({"move": first_a}),
+    )
+    .await;
+    post(
+        &service,
+        &format!("/api/games/{idb}/moves"),
+        json!({"move": last_b}),
+    )
+    .await;
+    // Bot moves in both at once.
+    let (sa, sb) = (service.clone(), service.clone());
+    let (pa, pb) = (
+        format!("/api/games/{ida}/bot"),
+        format!("/api/games/{idb}/bot"),
+    );
+    let ta = tokio::spawn(async move { post(&sa, &pa, json!({"nodes": 16})).await });
+    let tb = tokio::spawn(async move { post(&sb, &pb, json!({"nodes": 16})).await });
+    let (ra, rb) = (ta.await.unwrap(), tb.await.unwrap());
+    assert_eq!((ra.0, rb.0), (StatusCode::OK, StatusCode::OK));
+    assert_eq!(ra.1["moves"][0], json!(first_a));
+    assert_eq!(rb.1["moves"][0], json!(last_b));
+    assert_eq!(ra.1["moves"].as_array().unwrap().len(), 2);
+    assert_eq!(rb.1["moves"].as_array().unwrap().len(), 2);
+    // Each game reads back as its own answer said.
+    for (id, answer) in [(&ida, &ra.1), (&idb, &rb.1)] {
+        let (_, now) = get(&service, &format!("/api/games/{id}")).await;
+        assert_eq!(
+            (now["moves"].clone(), now["position"].clone()),
+            (answer["moves"].clone(), answer["position"].clone())
+        );
+    }
+}
+
+#[tokio::test]
+async fn games_are_capped_and_expire_after_idling() {
+    let mut config = ServeConfig::new(models());
+    config.max_games = 2;
+    config.idle_timeout = Duration::from_millis(300);
+    let service = Arc::new(Service::new(config).unwrap());
+    let first = new_game(&service, "losers", None).await;
+    new_game(&service, "losers", None).await;
+    assert_error(
+        &post(&service, "/api/games", json!({"variant": "losers"})).await,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many games",
+    );
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    // Creating drops the idle games first.
+    new_game(&service, "losers", None).await;
+    let id = first["id"].as_str().unwrap();
+    assert_error(
+        &get(&service, &format!("/api/games/{id}")).await,
+        StatusCode::NOT_FOUND,
+        "expired",
+    );
+    assert_eq!(service.games.len(), 1);
+}
+
+#[tokio::test]
+async fn the_page_and_the_openapi_file_are_served() {
+    let service = service();
+    let response = router(service.clone())
+        .oneshot(Request::get("/").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    assert_eq!(response.status(), StatusCode::OK);
+    assert!(response.headers()[header::CONTENT_TYPE]
+        .to_str()
+        .unwrap()
+        .starts_with("text/html"));
+    let page = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+    assert!(String::from_utf8_lossy(&page).contains("/assets/app.js"));
+    for asset in ["app.js", "board.js", "api.js", "style.css"] {
+        let response = router(service.clone())
+            .oneshot(
+                Request::get(format!("/assets/{asset}"))
+                    .body(Body::empty())
+                    .unwrap(),
+            )
+            .await
+            .unwrap();
+        assert_eq!(response.status(), StatusCode::OK, "{asset}");
+    }
+    let (status, openapi) = get(&service, "/api/openapi.json").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(openapi["openapi"], json!("3.0.3"));
+    for path in [
+        "/api/variants",
+        "/api/games",
+        "/api/games/{id}",
+        "/api/games/{id}/moves",
+        "/api/games/{id}/bot",
+        "/api/analyse",
+    ] {
+        assert!(openapi["paths"].get(path).is_some(), "{path}");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_busy_with_a_bot_search_refuses_other_requests_to_change_it() {
+    let service = service();
+    let game = new_game(&service, "hnefatafl", None).await;
+    let id = game["id"].as_str().unwrap().to_string();
+    let first = game["legal_moves"][0].as_str().unwrap().to_string();
+    // A time-bounded search, long enough to be caught in flight.
+    let (s, path) = (service.clone(), format!("/api/games/{id}/bot"));
+    let search = tokio::spawn(async move { post(&s, &path, json!({"movetime_ms": 1500})).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let moves = format!("/api/games/{id}/moves");
+    assert_error(
+        &post(&service, &moves, json!({"move": first})).await,
+        StatusCode::CONFLICT,
+        "busy",
+    );
+    assert_error(
+        &post(&service, &format!("/api/games/{id}/bot"), json!({})).await,
+        StatusCode::CONFLICT,
+        "busy",
+    );
+    // Reading it is fine, and shows no move yet.
+    let (status, during) = get(&service, &format!("/api/games/{id}")).await;
+    assert_eq!(
+        (status, during["moves"].clone()),
+        (StatusCode::OK, json!([]))
+    );
+    let (status, answer) = search.await.unwrap();
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    assert_eq!(answer["moves"].as_array().unwrap().len(), 1);
+    // Free again once the bot's move is played.
+    let reply = answer["legal_moves"][0].as_str().unwrap();
+    let (status, after) = post(&service, &moves, json!({"move": reply})).await;
+    assert_eq!(status, StatusCode::OK, "{after}");
+    assert_eq!(after["moves"].as_array().unwrap().len(), 2);
+}

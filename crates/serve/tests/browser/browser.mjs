@@ -1,0 +1,170 @@
+// Browser tests of the web lab: the page at LAB_URL (a running
+// `lokizero serve`) in Debian's chromium, headless, driven by
+// playwright-core. run.sh starts the service and calls this.
+//
+// For every variant: start a game, make a legal move by clicking, see the
+// bot answer; an illegal click changes nothing; a position one move from
+// the end is finished by clicking; a screenshot of the page mid-game goes
+// to $SCREENSHOTS/<variant>.png. Then one whole game, bot against bot.
+import { chromium } from 'playwright-core';
+import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const BASE = process.env.LAB_URL;
+// Screenshots go where SCREENSHOTS says (tests/web_browser.rs passes
+// docs/web when asked to refresh them), else to a scratch folder, so a
+// test run leaves the checkout clean.
+const SHOTS = process.env.SCREENSHOTS || join(tmpdir(), 'lokizero-web-screenshots');
+const NODES = '16'; // bot budget in these tests: quick, still a real search
+const VARIANTS = ['losers', 'viking', 'hnefatafl', 'loki', 'shakti'];
+// Positions one move from the end: [variant, players, position, clicks, winner text].
+const LAST_MOVES = [
+  ['losers', 'first', '4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1', ['e1', 'e2'], 'Black win'],
+  ['viking', 'first', 'k11/2K9/12/12/12/12/1Q10 w - - 0 1', ['b1', 'b7'], 'White win'],
+  ['hnefatafl', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d', ['b1', 'a1'], 'Defenders win'],
+  ['loki', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d 3333/3333 -', ['b1', 'a1'], 'Defenders win'],
+  ['shakti', 'first', 'kx5/xxW4/7/7/7/7/6K w', ['c6', 'c7'], 'White win'],
+];
+
+let failures = 0;
+async function test(name, body) {
+  const started = Date.now();
+  try {
+    await body();
+    console.log(`ok   ${name} (${Date.now() - started} ms)`);
+  } catch (e) {
+    failures += 1;
+    console.log(`FAIL ${name}: ${e.stack || e}`);
+  }
+}
+
+function assert(cond, message) {
+  if (!cond) throw new Error(message);
+}
+
+/// Open the page with query `params` and wait for its first game.
+async function open(page, params) {
+  await page.goto(`${BASE}/?${new URLSearchParams(params)}`);
+  await page.fill('#nodes', NODES);
+  await settle(page);
+  return page.evaluate(() => window.lab.game);
+}
+
+/// Wait until no request is in flight and it is a human's turn or the end.
+async function settle(page, timeout = 30000) {
+  await page.waitForFunction(
+    () => window.lab && window.lab.game && !window.lab.busy && document.body.dataset.state !== 'thinking',
+    null,
+    { timeout },
+  );
+}
+
+const game = (page) => page.evaluate(() => window.lab.game);
+const clickSquare = (page, sq) => page.click(`[data-square="${sq}"]`);
+
+/// Click the path of `move` (a `legal` entry), choosing its power first.
+async function clickMove(page, move) {
+  if (move.kind !== 'move' && move.kind !== 'pass') await page.click(`#power-buttons [data-kind="${move.kind}"]`);
+  for (const sq of move.path) await clickSquare(page, sq);
+  if (move.promotion) await page.click(`#promotion [data-move="${move.move}"]`);
+}
+
+async function main() {
+  mkdirSync(SHOTS, { recursive: true });
+  const profile = mkdtempSync(join(tmpdir(), 'lokizero-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1280, height: 860 },
+    args: [
+      '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-quic',
+      '--no-first-run', '--disable-component-update', '--disable-sync',
+    ],
+  });
+  const page = context.pages()[0] || (await context.newPage());
+  page.on('pageerror', (e) => {
+    failures += 1;
+    console.log(`FAIL page error: ${e}`);
+  });
+
+  for (const variant of VARIANTS) {
+    await test(`${variant}: a clicked move and the bot's answer`, async () => {
+      const start = await open(page, { variant, players: 'first' });
+      assert(start.variant === variant && start.moves.length === 0, `fresh ${variant} game`);
+      const squares = await page.locator('#board .square').count();
+      assert(squares === start.board.width * start.board.height, `board has ${squares} squares`);
+      // Several moves, each answered by the bot, so the screenshot shows a game under way.
+      for (let turn = 0; turn < 3; turn += 1) {
+        const before = await game(page);
+        if (before.outcome) break;
+        const plain = before.legal.filter((m) => m.kind === 'move');
+        const move = plain[(turn * 7) % plain.length];
+        await clickMove(page, move);
+        await page.waitForFunction((n) => window.lab.game.moves.length >= n, before.moves.length + 2, { timeout: 30000 });
+        await settle(page);
+        const after = await game(page);
+        assert(after.moves[before.moves.length] === move.move, `played ${move.move}, list says ${after.moves}`);
+        assert(before.legal.length > 0 && after.moves.length === before.moves.length + 2, 'the bot answered');
+      }
+      const listed = await page.locator('#moves li').count();
+      assert(listed === (await game(page)).moves.length, 'the move list shows every move');
+      const label = await page.textContent('#eval-label');
+      assert(/W \d+% D \d+% L \d+%/.test(label), `evaluation shown: ${label}`);
+      await page.screenshot({ path: join(SHOTS, `${variant}.png`) });
+    });
+
+    await test(`${variant}: an illegal click changes nothing`, async () => {
+      const start = await open(page, { variant, players: 'first' });
+      const starts = new Set(start.legal.map((m) => m.path[0]));
+      const dead = start.board.squares.find((s) => !starts.has(s.name));
+      await clickSquare(page, dead.name);
+      let now = await game(page);
+      assert(now.position === start.position && now.moves.length === 0, 'click on a square no move starts from');
+      assert((await page.locator('.square.selected').count()) === 0, 'nothing selected');
+      // A piece that can move, then a square none of its moves reaches.
+      const from = start.legal.find((m) => m.kind === 'move').path[0];
+      await clickSquare(page, from);
+      assert((await page.locator('.square.target').count()) > 0, 'legal targets are highlighted');
+      const reach = new Set(start.legal.filter((m) => m.path[0] === from).map((m) => m.path[1]));
+      const wrong = start.board.squares.find((s) => !reach.has(s.name) && !starts.has(s.name) && s.name !== from);
+      await clickSquare(page, wrong.name);
+      await page.waitForTimeout(200);
+      now = await game(page);
+      assert(now.position === start.position && now.moves.length === 0, `illegal ${from}-${wrong.name} was not played`);
+    });
+  }
+
+  for (const [variant, players, position, clicks, winner] of LAST_MOVES) {
+    await test(`${variant}: the last move ends the game`, async () => {
+      const start = await open(page, { variant, players, position });
+      assert(start.position.startsWith(position.split(' ')[0]), 'the page started from the position');
+      for (const sq of clicks) await clickSquare(page, sq);
+      await page.waitForFunction(() => document.body.dataset.state === 'over', null, { timeout: 10000 });
+      const status = await page.textContent('#status');
+      assert(status.includes('Game over') && status.includes(winner), `status: ${status}`);
+    });
+  }
+
+  await test('losers: a whole game, bot against bot', async () => {
+    await open(page, { variant: 'losers', players: 'watch' });
+    await page.waitForFunction(() => document.body.dataset.state === 'over', null, { timeout: 100000 });
+    const over = await game(page);
+    const status = await page.textContent('#status');
+    assert(over.outcome && status.includes('Game over'), `ended: ${status}`);
+    console.log(`     ${over.moves.length} plies, ${over.outcome.text}`);
+  });
+
+  await context.close();
+  rmSync(profile, { recursive: true, force: true });
+  if (failures > 0) {
+    console.log(`${failures} browser test(s) failed`);
+    process.exit(1);
+  }
+  console.log('all browser tests passed');
+}
+
+main().catch((e) => {
+  console.log(`FAIL ${e.stack || e}`);
+  process.exit(1);
+});
