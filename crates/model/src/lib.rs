@@ -10,6 +10,8 @@
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
 //! - [`lineage`]: a bundle's generations, CPU-hours, ancestors and promotion.
+//! - [`weights`]: a network's tensors as plain vectors, read and written
+//!   back (for the hand-written training step).
 //! - [`device`]: backend choice (`cpu` = burn flex by default).
 
 pub mod bundle;
@@ -19,6 +21,7 @@ pub mod evaluator;
 pub mod fused;
 pub mod lineage;
 pub mod net;
+pub mod weights;
 mod winograd;
 
 pub use bundle::{

@@ -105,6 +105,24 @@ pub struct TrainingConfig {
     /// position) or `"skip"` (no value target: the value loss leaves those
     /// positions out; the policy target stays).
     pub ply_capped_value: PlyCappedValue,
+    /// How the CPU takes a training step: `"fast"` (the default: the
+    /// hand-written step, `crate::fast`, held to burn's step by
+    /// `tests/fast_step_matches_burn.rs`) or `"burn"` (burn's autodiff).
+    /// The fast path covers the networks without the moves-left head on
+    /// the CPU device; other networks and devices train with burn
+    /// whatever this says.
+    pub backend: TrainBackend,
+}
+
+/// The training step's implementation ([`TrainingConfig::backend`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TrainBackend {
+    /// The hand-written step for the residual networks (`crate::fast`).
+    #[default]
+    Fast,
+    /// burn's autodiff on the configured device.
+    Burn,
 }
 
 /// The value target of positions of ply-capped games
@@ -138,6 +156,7 @@ impl Default for TrainingConfig {
             policy_over_legal: true,
             value_target_search_weight: 0.0,
             ply_capped_value: PlyCappedValue::Result,
+            backend: TrainBackend::default(),
         }
     }
 }

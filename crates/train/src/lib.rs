@@ -5,6 +5,7 @@ pub mod cluster;
 pub mod config;
 pub mod cputime;
 pub mod error;
+pub mod fast;
 pub mod lock;
 pub mod metrics;
 pub mod run;

@@ -8,12 +8,14 @@ use burn::optim::decay::WeightDecayConfig;
 use burn::optim::momentum::MomentumConfig;
 use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::tensor::activation::log_softmax;
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Device, Gradients, Tensor, TensorData};
 use encoding::Encode;
+use model::weights::{NetWeights, TensorReader, Values};
 use model::Net;
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Optimizer, TrainingConfig};
+use crate::config::{Optimizer, TrainBackend, TrainingConfig};
+use crate::fast::FastTrainer;
 use crate::samples::Batch;
 
 /// Mean losses over a training call.
@@ -62,8 +64,57 @@ impl LossStats {
     }
 }
 
+/// A network in training and its optimiser: on the hand-written fast path
+/// ([`crate::fast`]) or on burn's autodiff ([`TrainingConfig::backend`]).
+pub enum Trainer {
+    /// The hand-written step on the CPU.
+    Fast(Box<FastTrainer>),
+    /// burn's autodiff.
+    Burn(Box<BurnTrainer>),
+}
+
+impl Trainer {
+    /// Start training `net` on `device`: on the fast path when the config
+    /// asks for it and it covers the network and device (the CPU, no
+    /// moves-left head), else on burn's autodiff.
+    pub fn new<E: Encode>(net: Net, device: &Device, config: &TrainingConfig) -> Self {
+        if config.backend == TrainBackend::Fast && *device == Device::flex() {
+            let board = [E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH];
+            if let Some(fast) = FastTrainer::new(net.clone(), board, config) {
+                return Trainer::Fast(Box::new(fast));
+            }
+        }
+        Trainer::Burn(Box::new(BurnTrainer::new(net, device, config)))
+    }
+
+    /// Which path trains: `"fast"` or `"burn"`.
+    pub fn backend(&self) -> &'static str {
+        match self {
+            Trainer::Fast(_) => "fast",
+            Trainer::Burn(_) => "burn",
+        }
+    }
+
+    /// One optimiser step on `batch` of game `E`; returns the losses and
+    /// policy entropy before the step (NaN if the network was lost).
+    pub fn step<E: Encode>(&mut self, batch: &Batch, lr: f64, weights: LossWeights) -> StepLoss {
+        match self {
+            Trainer::Fast(t) => t.step(batch, lr, weights),
+            Trainer::Burn(t) => t.step::<E>(batch, lr, weights),
+        }
+    }
+
+    /// The trained network, without autodiff, in inference mode.
+    pub fn into_net(self) -> Option<Net> {
+        match self {
+            Trainer::Fast(t) => Some(t.into_net()),
+            Trainer::Burn(t) => t.into_net(),
+        }
+    }
+}
+
 /// Holds the network on an autodiff device and its optimiser.
-pub struct Trainer {
+pub struct BurnTrainer {
     // `Option` only so `step` can move the network through the optimiser.
     net: Option<Net>,
     optim: ModuleOptimizer,
@@ -73,7 +124,7 @@ pub struct Trainer {
     policy_over_legal: bool,
 }
 
-impl Trainer {
+impl BurnTrainer {
     /// Start training `net` on `device` (autodiff is enabled here).
     pub fn new(net: Net, device: &Device, config: &TrainingConfig) -> Self {
         let device = device.clone().autodiff();
@@ -87,7 +138,7 @@ impl Trainer {
                 .with_weight_decay(Some(WeightDecayConfig::new(config.weight_decay)))
                 .init(),
         };
-        Trainer {
+        BurnTrainer {
             net: Some(net),
             optim,
             device,
@@ -98,6 +149,19 @@ impl Trainer {
     /// One optimiser step on `batch` of game `E`; returns the losses and
     /// policy entropy before the step (NaN if the network was lost).
     pub fn step<E: Encode>(&mut self, batch: &Batch, lr: f64, weights: LossWeights) -> StepLoss {
+        self.step_traced::<E>(batch, lr, weights, false).0
+    }
+
+    /// [`BurnTrainer::step`], also returning the step's gradients in
+    /// burn's layout when `trace` is set (for the fast path's equivalence
+    /// test; `None` for a network with the moves-left head).
+    pub fn step_traced<E: Encode>(
+        &mut self,
+        batch: &Batch,
+        lr: f64,
+        weights: LossWeights,
+        trace: bool,
+    ) -> (StepLoss, Option<NetWeights>) {
         let b = batch.size;
         let x = Tensor::<4>::from_data(
             TensorData::new(
@@ -112,12 +176,13 @@ impl Trainer {
         );
         let z = Tensor::<2>::from_data(TensorData::new(batch.wdl.clone(), [b, 3]), &self.device);
         let Some(net) = self.net.take() else {
-            return StepLoss {
+            let nan = StepLoss {
                 policy: f64::NAN,
                 value: f64::NAN,
                 policy_entropy: f64::NAN,
                 moves_left: f64::NAN,
             };
+            return (nan, None);
         };
         let out = net.forward_all(x);
         let (policy, value) = (out.policy, out.value);
@@ -152,14 +217,22 @@ impl Trainer {
         if let Some(ml) = &moves_left_loss {
             loss = loss + ml.clone().mul_scalar(weights.moves_left);
         }
-        let grads = GradientsParams::from_grads(loss.backward(), &net);
+        let grads = loss.backward();
+        let traced = trace
+            .then(|| {
+                let board = [E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH];
+                net.read_weights(board, &mut GradReader(&grads))
+            })
+            .flatten();
+        let grads = GradientsParams::from_grads(grads, &net);
         self.net = Some(self.optim.step(lr, net, grads));
-        StepLoss {
+        let step = StepLoss {
             policy: scalar(policy_loss),
             value: scalar(value_loss),
             policy_entropy: scalar(entropy),
             moves_left: moves_left_loss.map_or(0.0, scalar),
-        }
+        };
+        (step, traced)
     }
 
     /// Weighted mean WDL cross-entropy: `sum_b w_b CE_b / max(sum_b w_b,
@@ -181,6 +254,15 @@ impl Trainer {
     /// The trained network, without autodiff, in inference mode.
     pub fn into_net(self) -> Option<Net> {
         self.net.map(|n| n.valid())
+    }
+}
+
+/// Reads a tensor's gradient from a backward pass (empty when it has none).
+struct GradReader<'a>(&'a Gradients);
+
+impl TensorReader for GradReader<'_> {
+    fn read<const D: usize>(&mut self, t: &Tensor<D>) -> Vec<f32> {
+        t.grad(self.0).map(|g| Values.read(&g)).unwrap_or_default()
     }
 }
 

@@ -35,7 +35,7 @@ fn samples() -> Vec<Sample> {
 fn train(moves_left: bool) -> (f64, f64, f64) {
     let device = Device::flex();
     let config = train::config::TrainingConfig::default();
-    let mut trainer = Trainer::new(tiny_net(moves_left), &device, &config);
+    let mut trainer = Trainer::new::<Shakti>(tiny_net(moves_left), &device, &config);
     let samples = samples();
     let mut rng = SmallRng::seed_from_u64(3);
     let batch = sample_batch::<Shakti>(&samples, 16, false, &mut rng);
@@ -103,7 +103,7 @@ fn first_losses(net: &Net, policy_over_legal: bool, value_weight: f32) -> (f64, 
         policy_over_legal,
         ..Default::default()
     };
-    let mut trainer = Trainer::new(net.clone(), &device, &config);
+    let mut trainer = Trainer::new::<Shakti>(net.clone(), &device, &config);
     let mut samples = samples();
     for s in &mut samples {
         s.value_weight = value_weight;

@@ -18,6 +18,7 @@ use rand::{Rng, SeedableRng};
 use rules::VariantId;
 use search::{Evaluator, Mcts, SearchConfig};
 use selfplay::timed::{EncodeOnly, Timed, TimingLog};
+use train::config::TrainBackend;
 use train::samples::{sample_batch, Sample};
 use train::trainer::Trainer;
 use train::RunConfig;
@@ -57,6 +58,14 @@ pub struct BenchArgs {
     /// ndarray, wgpu or cuda (each needs a build with that feature).
     #[arg(long, default_value = "cpu")]
     device: String,
+    /// Training step for `--what train`: fast (the hand-written step) or
+    /// burn (autodiff); default: the config's `[training] backend`.
+    #[arg(long)]
+    train_backend: Option<String>,
+    /// Batch size for `--what train` (default: the config's
+    /// `[training] batch_size`).
+    #[arg(long)]
+    train_batch: Option<usize>,
     /// Write the network input/output of a fixed batch of 4 positions as
     /// JSON (for the onnxruntime comparison in scripts/bench-onnx.sh).
     #[arg(long)]
@@ -78,6 +87,16 @@ fn check_args(args: &BenchArgs) -> Result<()> {
     }
     if let Some(b) = args.batches.iter().find(|&&b| b == 0 || b > 65_536) {
         bail!("--batches: batch sizes must be from 1 to 65536, got {b}");
+    }
+    if let Some(b) = args.train_batch.filter(|b| !(1..=65_536).contains(b)) {
+        bail!("--train-batch must be from 1 to 65536, got {b}");
+    }
+    if let Some(b) = args
+        .train_backend
+        .as_deref()
+        .filter(|b| !["fast", "burn"].contains(b))
+    {
+        bail!("--train-backend must be fast or burn, got {b:?}");
     }
     if let Some(w) = args.workers.filter(|w| !(1..=64).contains(w)) {
         bail!("--workers must be from 1 to 64, got {w}");
@@ -266,8 +285,16 @@ fn bench_train<G: Encode>(
             }
         })
         .collect();
-    let t = &config.training;
-    let mut trainer = Trainer::new(net.clone(), device, t);
+    let mut t = config.training.clone();
+    t.batch_size = args.train_batch.unwrap_or(t.batch_size);
+    t.backend = match args.train_backend.as_deref() {
+        Some("fast") => TrainBackend::Fast,
+        Some("burn") => TrainBackend::Burn,
+        _ => t.backend,
+    };
+    let mut trainer = Trainer::new::<G>(net.clone(), device, &t);
+    let cpu0 = train::cputime::process_cpu_seconds();
+    let wall0 = Instant::now();
     let rate = timed_loop(args.seconds, || {
         let batch = sample_batch::<G>(&samples, t.batch_size, t.augment, rng);
         trainer.step::<G>(
@@ -280,9 +307,16 @@ fn bench_train<G: Encode>(
         );
         t.batch_size as u64
     });
+    // CPU time over wall time of the whole loop (warm-up step included):
+    // how many cores the step kept busy.
+    let cores = cpu0
+        .zip(train::cputime::process_cpu_seconds())
+        .map(|(a, b)| (b - a) / wall0.elapsed().as_secs_f64());
     println!(
-        "training batch {:>4}:       {rate:>10.0} samples/s",
-        t.batch_size
+        "training ({}) batch {:>4}: {rate:>10.0} samples/s, {} cores used",
+        trainer.backend(),
+        t.batch_size,
+        cores.map_or("?".to_string(), |c| format!("{c:.2}")),
     );
 }
 

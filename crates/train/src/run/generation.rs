@@ -189,7 +189,7 @@ pub(crate) fn fit<E: Encode>(
     (lr, seed): (f64, u64),
     pb: &indicatif::ProgressBar,
 ) -> Result<(Net, LossStats)> {
-    let mut trainer = Trainer::new(net, device, t);
+    let mut trainer = Trainer::new::<E>(net, device, t);
     let mut rng = SmallRng::seed_from_u64(seed);
     let weights = LossWeights {
         value: t.value_loss_weight,
