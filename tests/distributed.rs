@@ -139,8 +139,19 @@ impl Drop for Proc {
 
 /// The tiny Shakti config with `generations`, written into `dir`.
 fn config(dir: &Path, generations: u32) -> String {
+    config_with(dir, generations, 4)
+}
+
+/// The tiny Shakti config with `generations` of `games` games each (a tiny
+/// generation takes well under a second: tests that need every worker to
+/// contribute ask for more games).
+fn config_with(dir: &Path, generations: u32, games: usize) -> String {
     let path = dir.join("tiny.toml");
-    std::fs::write(&path, support::tiny_config(generations, 7)).unwrap();
+    let text = support::tiny_config(generations, 7).replace(
+        "games_per_generation = 4",
+        &format!("games_per_generation = {games}"),
+    );
+    std::fs::write(&path, text).unwrap();
     path.display().to_string()
 }
 
@@ -214,7 +225,7 @@ fn check_ledgers(store: &Store, last: u64) -> Vec<serde_json::Value> {
 fn a_trainer_and_two_workers_on_a_local_folder() {
     let tmp = tempfile::tempdir().unwrap();
     let url = tmp.path().join("store").display().to_string();
-    let cfg = config(tmp.path(), 2);
+    let cfg = config_with(tmp.path(), 2, 200);
     let t = trainer(&url, &cfg, &["--trainer-only"]);
     let (a, b) = (worker(&url, "a", &[]), worker(&url, "b", &[]));
     t.succeed();
@@ -240,7 +251,7 @@ fn a_trainer_and_two_workers_on_a_local_folder() {
 fn s3_trainer_and_two_workers_complete_three_generations() {
     let Some(url) = s3_url("three") else { return };
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), 3);
+    let cfg = config_with(tmp.path(), 3, 100);
     let t = trainer(&url, &cfg, &["--trainer-only"]);
     let (a, b) = (worker(&url, "w1", &[]), worker(&url, "w2", &[]));
     let log = t.succeed();
@@ -430,7 +441,7 @@ fn s3_gateway_restarted_during_a_run_loses_nothing() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let cfg = config(tmp.path(), 3);
+    let cfg = config_with(tmp.path(), 3, 100);
     let t = trainer(&url, &cfg, &["--trainer-only"]);
     let w = worker(&url, "steady", &[]);
     let store = Store::open(&url).unwrap();

@@ -1,7 +1,5 @@
 //! `lokizero selfplay`: a self-play worker of a distributed run.
 
-use std::time::Duration;
-
 use anyhow::{anyhow, Result};
 use clap::Args;
 use train::cluster::{read_config, run_worker, WorkerOptions};
@@ -49,7 +47,7 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
             "waiting for a trainer to write {}/config.toml",
             store.describe()
         );
-        std::thread::sleep(poll.max(Duration::from_secs(1)));
+        std::thread::sleep(poll);
     };
     super::set_threads(config.threads);
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
