@@ -204,13 +204,10 @@ pub fn meta_for<E: Encode>(shape: &NetShape, generation: u32, weights: &[u8]) ->
 /// files): nothing is touched.
 pub fn save_bundle(dir: &Path, net: &Net, meta: &BundleMeta) -> Result<(), BundleError> {
     check_replaceable(dir)?;
-    let weights = weights_bytes(net)?;
-    let mut meta = meta.clone();
-    meta.weights_sha256 = sha256_hex(&weights);
-    let json = serde_json::to_vec_pretty(&meta).map_err(|e| BundleError::Meta {
-        path: dir.into(),
-        reason: e.to_string(),
-    })?;
+    let BundleFiles {
+        weights,
+        meta: json,
+    } = bundle_files(net, meta, dir)?;
     replace_dir_atomic(dir, |tmp| {
         let io = |path: PathBuf| move |source| BundleError::Io { path, source };
         write_atomic(&tmp.join(WEIGHTS_FILE), &weights).map_err(io(dir.join(WEIGHTS_FILE)))?;
@@ -222,6 +219,40 @@ pub fn save_bundle(dir: &Path, net: &Net, meta: &BundleMeta) -> Result<(), Bundl
             source,
         },
         other => other,
+    })
+}
+
+/// The two files of a bundle as bytes, for stores that are not a folder
+/// (`model.safetensors` first: a reader that finds `model.json` finds
+/// weights whose sha256 it records).
+#[derive(Clone, Debug)]
+pub struct BundleFiles {
+    /// `model.safetensors`.
+    pub weights: Vec<u8>,
+    /// `model.json`, with the sha256 of `weights` filled in.
+    pub meta: Vec<u8>,
+}
+
+/// The files of a bundle of `net` with `meta` (`weights_sha256` recomputed);
+/// `label` names the bundle in errors.
+///
+/// # Errors
+/// [`BundleError::Weights`] or [`BundleError::Meta`] when serialising fails.
+pub fn bundle_files(
+    net: &Net,
+    meta: &BundleMeta,
+    label: &Path,
+) -> Result<BundleFiles, BundleError> {
+    let weights = weights_bytes(net)?;
+    let mut meta = meta.clone();
+    meta.weights_sha256 = sha256_hex(&weights);
+    let json = serde_json::to_vec_pretty(&meta).map_err(|e| BundleError::Meta {
+        path: label.into(),
+        reason: e.to_string(),
+    })?;
+    Ok(BundleFiles {
+        weights,
+        meta: json,
     })
 }
 
@@ -353,6 +384,35 @@ pub fn load_bundle<E: Encode>(
         path: path.clone(),
         source,
     })?;
+    let net = net_checked(&meta, bytes, &path, device)?;
+    Ok((net, meta))
+}
+
+/// Load a bundle for game `E` from its two files' bytes (read from an
+/// object store); `label` names it in errors. The same checks as
+/// [`load_bundle`]: metadata, then the checksum, then the weights.
+///
+/// # Errors
+/// Any [`BundleError`] but `Io`.
+pub fn load_bundle_bytes<E: Encode>(
+    files: BundleFiles,
+    label: &Path,
+    device: &Device,
+) -> Result<(Net, BundleMeta), BundleError> {
+    let meta = parse_meta::<E>(&files.meta, label)?;
+    let net = net_checked(&meta, files.weights, &label.join(WEIGHTS_FILE), device)?;
+    Ok((net, meta))
+}
+
+/// The network of `meta` from weights `bytes` (read from `path`), after
+/// checking their sha256.
+fn net_checked(
+    meta: &BundleMeta,
+    bytes: Vec<u8>,
+    path: &Path,
+    device: &Device,
+) -> Result<Net, BundleError> {
+    let path = path.to_path_buf();
     let found = sha256_hex(&bytes);
     if found != meta.weights_sha256 {
         return Err(BundleError::Checksum {
@@ -361,9 +421,8 @@ pub fn load_bundle<E: Encode>(
             found,
         });
     }
-    let net = net_from_weights(&meta.shape, bytes, device)
-        .map_err(|reason| BundleError::Weights { path, reason })?;
-    Ok((net, meta))
+    net_from_weights(&meta.shape, bytes, device)
+        .map_err(|reason| BundleError::Weights { path, reason })
 }
 
 /// Build a network of `shape` from safetensors `bytes`; every tensor must

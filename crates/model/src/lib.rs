@@ -24,7 +24,9 @@ pub mod net;
 pub mod weights;
 mod winograd;
 
-pub use bundle::{load_bundle, save_bundle, BundleError, BundleMeta};
+pub use bundle::{
+    load_bundle, load_bundle_bytes, save_bundle, BundleError, BundleFiles, BundleMeta,
+};
 pub use device::device_from_name;
 pub use evaluator::NetEvaluator;
 pub use fused::{FusedError, FusedNet, FusedOutput};

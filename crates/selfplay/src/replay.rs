@@ -139,7 +139,18 @@ pub fn read_chunk<G: Variant>(path: &Path) -> Result<Chunk, ReplayError> {
         path: path.into(),
         source,
     })?;
-    let chunk = decode_chunk(&bytes, path)?;
+    decode_chunk_for::<G>(&bytes, path)
+}
+
+/// Decode chunk bytes (read from anywhere: a file, an object store) and
+/// check they belong to game `G` under the current rules; `path` labels
+/// errors.
+///
+/// # Errors
+/// [`ReplayError::Corrupt`] (not a chunk, truncated, altered) or
+/// [`ReplayError::Mismatch`] (another variant, rules or layout version).
+pub fn decode_chunk_for<G: Variant>(bytes: &[u8], path: &Path) -> Result<Chunk, ReplayError> {
+    let chunk = decode_chunk(bytes, path)?;
     if chunk.variant != G::VARIANT.as_str() || chunk.rules_version != G::RULES_VERSION {
         return Err(ReplayError::Mismatch {
             path: path.into(),

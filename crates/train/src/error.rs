@@ -78,6 +78,29 @@ pub enum TrainError {
     /// Training produced no network (the optimiser lost it).
     #[error("training lost the network")]
     LostNetwork,
+    /// A store operation failed (after its retries).
+    #[error(transparent)]
+    Store(#[from] store::StoreError),
+    /// Another trainer holds the store's lease.
+    #[error(
+        "store {store} has a trainer already ({owner}; its lease lapses in {seconds_left} s unless renewed); \
+         one trainer per store"
+    )]
+    Leased {
+        /// The store.
+        store: String,
+        /// The holder named in the lease.
+        owner: String,
+        /// Seconds until the lease lapses.
+        seconds_left: u64,
+    },
+    /// A run file in the store is missing or unreadable, or a bad option of
+    /// a distributed run.
+    #[error("{0}")]
+    Cluster(String),
+    /// The run config in the store does not parse.
+    #[error(transparent)]
+    Config(#[from] crate::config::ConfigError),
     /// The config could not be written as TOML.
     #[error("cannot serialise config: {0}")]
     Serialise(#[from] toml::ser::Error),

@@ -1,6 +1,7 @@
 //! Training: run configs, the generation loop (self-play -> train ->
 //! export) with resume, samples and augmentation, the optimiser, metrics.
 
+pub mod cluster;
 pub mod config;
 pub mod cputime;
 pub mod error;

@@ -10,7 +10,9 @@ mod matches;
 mod perft;
 mod play;
 mod search_args;
+mod selfplay;
 mod serve;
+mod status;
 mod train;
 mod uci;
 
@@ -26,8 +28,15 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Run (or resume) the main job: generations of self-play, training and
-    /// export, in a run directory.
+    /// export, in a run directory, or in an object store shared with
+    /// self-play workers (--store).
     Train(train::TrainArgs),
+    /// A self-play worker of a distributed run: plays with the newest
+    /// bundle in the store and uploads replay chunks (docs/distributed.md).
+    Selfplay(selfplay::SelfplayArgs),
+    /// The state of a distributed run: generations, live workers, the
+    /// newest bundle, throughput.
+    Status(status::StatusArgs),
     /// Play a match between a bundle and `random` or another bundle; print W/D/L.
     Play(play::PlayArgs),
     /// Match between two players (bundles, random, greedy, pure UCT, UCI
@@ -58,6 +67,8 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Train(args) => train::run(args),
         Command::Play(args) => play::run(args),
+        Command::Selfplay(args) => selfplay::run(args),
+        Command::Status(args) => status::run(args),
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),

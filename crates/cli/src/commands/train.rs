@@ -45,9 +45,92 @@ pub struct TrainArgs {
     /// checkpoints (the run resumes instead).
     #[arg(long, value_name = "BUNDLE")]
     init_from: Option<PathBuf>,
+    /// Keep the run in an object store instead of --run-dir:
+    /// `s3://BUCKET/PREFIX` (endpoint, region and credentials from the
+    /// AWS_* environment variables) or a folder. Self-play workers
+    /// (`lokizero selfplay --store URL`) on any machine add games to it;
+    /// without --trainer-only this process also plays whenever no
+    /// generation is due (docs/distributed.md).
+    #[arg(long, value_name = "URL", conflicts_with = "run_dir")]
+    store: Option<String>,
+    /// With --store: only train (and publish bundles), never play; the
+    /// games come from workers.
+    #[arg(long, requires = "store")]
+    trainer_only: bool,
+    /// With --store: seconds between listings of the store while no
+    /// generation is due.
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    poll: f64,
+    /// With --store: seconds the trainer's lease lives without renewal (it
+    /// is renewed every third of that); a second trainer is refused while
+    /// it lives.
+    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    lease_ttl: u64,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
+}
+
+/// `--poll` as a duration.
+///
+/// # Errors
+/// A negative, zero or non-finite value.
+pub fn poll_duration(seconds: f64) -> Result<std::time::Duration> {
+    if !(seconds.is_finite() && seconds > 0.0 && seconds <= 3600.0) {
+        return Err(anyhow!(
+            "--poll must be in (0, 3600] seconds, got {seconds}"
+        ));
+    }
+    Ok(std::time::Duration::from_secs_f64(seconds))
+}
+
+/// The trainer of a distributed run on `url`.
+fn run_on_store(
+    args: &TrainArgs,
+    url: &str,
+    config: &RunConfig,
+    device: &burn::tensor::Device,
+) -> Result<()> {
+    if args.cpu_budget.is_some() {
+        return Err(anyhow!(
+            "--cpu-budget is not supported with --store (the CPU time is spread over many processes)"
+        ));
+    }
+    if config.eval.enabled {
+        eprintln!(
+            "warning: a trainer on a store does not run [eval] (evaluate its bundles with lokizero match)"
+        );
+    }
+    let store = std::sync::Arc::new(store::Store::open(url)?);
+    let options = train::cluster::TrainerOptions {
+        progress: !args.quiet,
+        play: !args.trainer_only,
+        poll: poll_duration(args.poll)?,
+        lease_ttl: std::time::Duration::from_secs(args.lease_ttl.max(3)),
+        init_from: args.init_from.clone(),
+    };
+    if !args.quiet {
+        eprintln!(
+            "training {} for {} generations in {} ({}; a generation every {} new games)",
+            config.variant,
+            config.generations,
+            store.describe(),
+            if args.trainer_only {
+                "trainer only: the games come from workers"
+            } else {
+                "playing when no generation is due"
+            },
+            config.selfplay.games_per_generation
+        );
+    }
+    let pointer = rules::with_variant!(config.variant, G => train::cluster::run_trainer::<G>(config, store.clone(), device, &options)?);
+    println!(
+        "finished generation {}; bundle: {}/{}",
+        pointer.generation,
+        store.describe(),
+        pointer.bundle
+    );
+    Ok(())
 }
 
 /// Run the main job.
@@ -61,6 +144,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     super::set_threads(config.threads);
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
+    if let Some(url) = &args.store {
+        return run_on_store(&args, url, &config, &device);
+    }
     let run_dir = args
         .run_dir
         .unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));

@@ -162,16 +162,42 @@ fn train<E: Encode>(
         prev.selfplay_positions_total,
     );
     let lr = t.lr_at(g);
-    let mut trainer = Trainer::new::<E>(net, ctx.device, t);
-    let mut rng = SmallRng::seed_from_u64(seed_for(ctx.config, g, 1 << 19));
+    let pb = bar(ctx.options, steps as u64, &format!("train g{g}"));
+    let seed = seed_for(ctx.config, g, 1 << 19);
+    let (net, loss) = fit::<E>(net, ctx.device, t, (&samples, steps), (lr, seed), &pb)?;
+    Ok(Trained {
+        net,
+        loss,
+        lr,
+        seconds: t0.elapsed().as_secs_f64(),
+        replay_games: records.len(),
+        replay_samples: samples.len(),
+    })
+}
+
+/// Take `steps` optimiser steps on batches drawn from `samples` at learning
+/// rate `lr` (batches from `seed`), advancing `pb`. Shared by `train` and
+/// the trainer of a distributed run.
+///
+/// # Errors
+/// The optimiser lost the network.
+pub(crate) fn fit<E: Encode>(
+    net: Net,
+    device: &burn::tensor::Device,
+    t: &crate::config::TrainingConfig,
+    (samples, steps): (&[crate::samples::Sample], usize),
+    (lr, seed): (f64, u64),
+    pb: &indicatif::ProgressBar,
+) -> Result<(Net, LossStats)> {
+    let mut trainer = Trainer::new::<E>(net, device, t);
+    let mut rng = SmallRng::seed_from_u64(seed);
     let weights = LossWeights {
         value: t.value_loss_weight,
         moves_left: t.moves_left_loss_weight,
     };
-    let pb = bar(ctx.options, steps as u64, &format!("train g{g}"));
     let mut loss = LossStats::default();
     for _ in 0..steps {
-        let batch = sample_batch::<E>(&samples, t.batch_size, t.augment, &mut rng);
+        let batch = sample_batch::<E>(samples, t.batch_size, t.augment, &mut rng);
         loss.add(trainer.step::<E>(&batch, lr, weights));
         pb.set_message(format!(
             "policy {:.3} value {:.3}",
@@ -180,14 +206,7 @@ fn train<E: Encode>(
         pb.inc(1);
     }
     pb.finish_and_clear();
-    Ok(Trained {
-        net: trainer.into_net().ok_or(TrainError::LostNetwork)?,
-        loss,
-        lr,
-        seconds: t0.elapsed().as_secs_f64(),
-        replay_games: records.len(),
-        replay_samples: samples.len(),
-    })
+    Ok((trainer.into_net().ok_or(TrainError::LostNetwork)?, loss))
 }
 
 /// The `[eval]` matches of the trained generation (`None` when off).

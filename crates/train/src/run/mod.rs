@@ -32,10 +32,10 @@
 
 mod branch;
 mod dir;
-mod generation;
-mod report;
+pub(crate) mod generation;
+pub(crate) mod report;
 mod resume;
-mod selfplay_phase;
+pub(crate) mod selfplay_phase;
 
 use std::path::{Path, PathBuf};
 
@@ -232,7 +232,12 @@ fn budget_spent<E: Encode>(dir: &RunDir, done: u32, options: &RunOptions) -> Res
 
 /// A progress bar (hidden without `--progress`).
 fn bar(options: &RunOptions, len: u64, what: &str) -> ProgressBar {
-    if !options.progress {
+    progress_bar(options.progress, len, what)
+}
+
+/// A progress bar of `len` steps labelled `what` (hidden unless `show`).
+pub(crate) fn progress_bar(show: bool, len: u64, what: &str) -> ProgressBar {
+    if !show {
         return ProgressBar::hidden();
     }
     let pb = ProgressBar::new(len);

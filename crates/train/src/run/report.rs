@@ -51,7 +51,7 @@ pub(super) fn eval_line(e: &EvalSummary, best: u32) -> String {
 
 /// The one line a finished generation prints (with `--quiet` too: one
 /// line per generation is the log).
-pub(super) fn print_generation_line(m: &GenerationMetrics, eval: Option<&EvalSummary>) {
+pub(crate) fn print_generation_line(m: &GenerationMetrics, eval: Option<&EvalSummary>) {
     eprintln!(
         "generation {}: {} games, {} positions, policy loss {:.3}, value loss {:.3}, draws {:.0}%{}",
         m.generation,
@@ -210,7 +210,7 @@ pub(super) fn resign_threshold(dir: &RunDir, sp: &SelfPlayConfig) -> f32 {
 
 /// Mean entropy (nats) of the recorded policy targets of `games`; `None`
 /// without recorded positions.
-pub(super) fn mean_target_entropy(games: &[GameRecord]) -> Option<f64> {
+pub(crate) fn mean_target_entropy(games: &[GameRecord]) -> Option<f64> {
     let entropies: Vec<f64> = games
         .iter()
         .flat_map(|r| r.targets.iter().flatten())
@@ -226,6 +226,6 @@ pub(super) fn mean_target_entropy(games: &[GameRecord]) -> Option<f64> {
 }
 
 /// Share of `games` for which `pred` holds (0 without games).
-pub(super) fn rate(games: &[GameRecord], pred: impl Fn(&GameRecord) -> bool) -> f64 {
+pub(crate) fn rate(games: &[GameRecord], pred: impl Fn(&GameRecord) -> bool) -> f64 {
     games.iter().filter(|r| pred(r)).count() as f64 / games.len().max(1) as f64
 }

@@ -147,7 +147,6 @@ fn play_part<E: Encode>(
     pb: &indicatif::ProgressBar,
 ) -> Result<(Chunk, selfplay::SelfPlayStats)> {
     let (g, n) = (part.g, part.count);
-    let mut part_games = Vec::with_capacity(n);
     let seed = seed_for(ctx.config, g, part.part);
     let games = Games {
         start: ctx.start,
@@ -157,8 +156,27 @@ fn play_part<E: Encode>(
         count: n,
         seed,
     };
+    let (chunk, stats) = play_chunk(&games, (g, g), (net, device), || pb.inc(1));
+    write_chunk(&ctx.dir.replay().join(chunk_name(g, part.part)), &chunk)?;
+    Ok((chunk, stats))
+}
+
+/// Play `games` with `net` on `device` for generation `target` (its
+/// rollout mix and warm start) into one replay chunk labelled `label`
+/// (the target generation in a run directory, the playing bundle's in a
+/// store); `done` is called after each game. Shared by `train` and the
+/// self-play workers of a distributed run.
+pub(crate) fn play_chunk<E: Encode>(
+    games: &Games<'_, E>,
+    (target, label): (u32, u32),
+    (net, device): (&Net, &Device),
+    done: impl Fn() + Sync,
+) -> (Chunk, selfplay::SelfPlayStats) {
+    let sp = games.config;
+    let seed = games.seed;
+    let mut part_games = Vec::with_capacity(games.count);
     let stats = play_games_parallel(
-        &games,
+        games,
         sp.workers,
         |w| {
             let playouts = RolloutEvaluator::new(
@@ -167,10 +185,10 @@ fn play_part<E: Encode>(
                 SmallRng::seed_from_u64(seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9)),
             );
             let net_eval = NetEvaluator::<E>::new(net.clone(), device.clone());
-            RolloutMix::new(net_eval, playouts, sp.rollout_mix_at(g))
+            RolloutMix::new(net_eval, playouts, sp.rollout_mix_at(target))
         },
         |r| {
-            pb.inc(1);
+            done();
             part_games.push(r);
         },
     );
@@ -178,9 +196,8 @@ fn play_part<E: Encode>(
         version: selfplay::replay::CHUNK_VERSION,
         variant: E::VARIANT.to_string(),
         rules_version: E::RULES_VERSION,
-        generation: g,
+        generation: label,
         games: part_games,
     };
-    write_chunk(&ctx.dir.replay().join(chunk_name(g, part.part)), &chunk)?;
-    Ok((chunk, stats))
+    (chunk, stats)
 }
