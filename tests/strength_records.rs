@@ -68,9 +68,26 @@ fn export_records_the_promotion_and_is_deterministic() {
 #[test]
 fn export_refuses_a_match_that_does_not_promote() {
     let tmp = tempfile::tempdir().unwrap();
+    let with_a = |a: &str, name: &str| {
+        let path = tmp.path().join(name);
+        let mut record: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(sprt_record(tmp.path(), "shakti", "h1")).unwrap(),
+        )
+        .unwrap();
+        record["a"] = serde_json::Value::from(a);
+        std::fs::write(&path, record.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let losers = concat!(
+        "bundle:",
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../models/losers:200"
+    );
     let cases = [
         (sprt_record(tmp.path(), "shakti", "h0"), "\"h0\""),
         (sprt_record(tmp.path(), "losers", "h1"), "played in losers"),
+        (with_a("random", "random.json"), "not random vs"),
+        (with_a(losers, "other.json"), "other weights"),
     ];
     for (record, why) in cases {
         let out_dir = tmp.path().join("out");

@@ -57,12 +57,13 @@ pub struct Promotion {
     /// Losses of `a`.
     pub losses: u32,
     /// Elo difference of `a` over `b` with its 95 % interval
-    /// `[elo_lower, elo_upper]` (arena's trinomial estimate).
-    pub elo: f64,
-    /// Lower end of the 95 % interval.
-    pub elo_lower: f64,
-    /// Upper end of the 95 % interval.
-    pub elo_upper: f64,
+    /// `[elo_lower, elo_upper]` (arena's trinomial estimate); `None` where
+    /// it is infinite (a match stopped early with no loss or no win).
+    pub elo: Option<f64>,
+    /// Lower end of the 95 % interval (`None`: unbounded).
+    pub elo_lower: Option<f64>,
+    /// Upper end of the 95 % interval (`None`: unbounded).
+    pub elo_upper: Option<f64>,
     /// The SPRT's decision (`"h1"` for a promotion) and its final
     /// log-likelihood ratio (Wald 1945; bounds in the match record).
     pub sprt_decision: String,
@@ -130,6 +131,12 @@ impl Promotion {
                 found: played,
             });
         }
+        // The match's JSON writes an infinite Elo bound as null.
+        let bound = |path: &[&str]| {
+            path.iter()
+                .try_fold(record, |v, k| v.get(k))
+                .and_then(serde_json::Value::as_f64)
+        };
         let decision = record
             .get("sprt")
             .and_then(|s| s.get("decision"))
@@ -145,9 +152,9 @@ impl Promotion {
             wins: count("wins")?,
             draws: count("draws")?,
             losses: count("losses")?,
-            elo: number(&["elo", "elo"], "elo.elo")?,
-            elo_lower: number(&["elo", "lower"], "elo.lower")?,
-            elo_upper: number(&["elo", "upper"], "elo.upper")?,
+            elo: bound(&["elo", "elo"]),
+            elo_lower: bound(&["elo", "lower"]),
+            elo_upper: bound(&["elo", "upper"]),
             sprt_decision: decision.to_string(),
             llr: number(&["sprt", "llr"], "sprt.llr")?,
             seed: record.get("seed").and_then(serde_json::Value::as_u64),
@@ -193,7 +200,16 @@ mod tests {
         assert_eq!((p.games, p.wins, p.draws, p.losses), (160, 78, 32, 50));
         assert_eq!(p.b, "bundle:models/hnefatafl:200");
         assert_eq!(p.seed, Some(2302));
-        assert!((p.elo_lower - 13.6).abs() < 1e-9 && (p.llr - 3.08).abs() < 1e-9);
+        assert_eq!(p.elo_lower, Some(13.6));
+        assert!((p.llr - 3.08).abs() < 1e-9);
+    }
+
+    #[test]
+    fn an_early_lopsided_sprt_with_unbounded_elo_promotes() {
+        let mut record = sprt_match("h1");
+        record["elo"] = serde_json::json!({"elo": null, "lower": 120.0, "upper": null});
+        let p = Promotion::from_match_json(&record, "hnefatafl").unwrap();
+        assert_eq!((p.elo, p.elo_lower, p.elo_upper), (None, Some(120.0), None));
     }
 
     #[test]

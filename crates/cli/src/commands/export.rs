@@ -59,6 +59,8 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     if let Some(path) = &args.promoted_by {
         let promotion = Promotion::from_match_json(&read_json(path)?, &G::VARIANT.to_string())
             .with_context(|| format!("--promoted-by {}", path.display()))?;
+        check_players(&promotion, &meta.weights_sha256)
+            .with_context(|| format!("--promoted-by {}", path.display()))?;
         lineage.promoted_by = Some(promotion);
     }
     meta.lineage = Some(lineage);
@@ -69,6 +71,40 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
         meta.generation,
         args.out.display()
     );
+    Ok(())
+}
+
+/// A promotion is a match of this bundle (A) against another bundle (B):
+/// both must be bundle players, and where A's folder is at hand its
+/// weights must be the ones exported (`sha256` of the source bundle).
+fn check_players(promotion: &Promotion, sha256: &str) -> Result<()> {
+    let bundle_path = |spec: &str| match arena::PlayerSpec::parse(spec) {
+        Ok(arena::PlayerSpec::Bundle { path, .. }) => Some(path),
+        _ => None,
+    };
+    let (Some(a), Some(_)) = (bundle_path(&promotion.a), bundle_path(&promotion.b)) else {
+        return Err(anyhow!(
+            "the match must be this bundle (A) against the shipped bundle (B), not {} vs {}",
+            promotion.a,
+            promotion.b
+        ));
+    };
+    let Ok(text) = std::fs::read_to_string(a.join(model::bundle::META_FILE)) else {
+        eprintln!(
+            "note: {} is not at hand; cannot check that player A is this bundle",
+            a.display()
+        );
+        return Ok(());
+    };
+    let a_sha = serde_json::from_str::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|m| m["weights_sha256"].as_str().map(str::to_string));
+    if a_sha.as_deref() != Some(sha256) {
+        return Err(anyhow!(
+            "player A of the match ({}) has other weights than the bundle exported",
+            a.display()
+        ));
+    }
     Ok(())
 }
 

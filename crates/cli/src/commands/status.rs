@@ -14,9 +14,23 @@ pub struct StatusArgs {
     json: bool,
 }
 
+/// How long `status` retries an unreachable store.
+const STATUS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(20);
+
 /// Print the status.
 pub fn run(args: StatusArgs) -> Result<()> {
-    let store = store::Store::open(&args.store)?;
+    // A read-only look: never create a folder for a mistyped path.
+    if let store::Location::Local(dir) = store::Location::parse(&args.store)? {
+        if !dir.is_dir() {
+            return Err(anyhow::anyhow!(
+                "no run at {}: the folder does not exist",
+                dir.display()
+            ));
+        }
+    }
+    // Someone watching wants an answer, not the workers' ten minutes of
+    // patience with a store that is down.
+    let store = store::Store::open(&args.store)?.with_patience(STATUS_PATIENCE);
     let status = train::cluster::store_status(&store)?;
     if args.json {
         println!("{}", serde_json::to_string_pretty(&status)?);

@@ -135,6 +135,12 @@ fn run_on_store(
 
 /// Run the main job.
 pub fn run(args: TrainArgs) -> Result<()> {
+    // clap's `requires` does not fire for this flag; checked here.
+    if args.trainer_only && args.store.is_none() {
+        return Err(anyhow!(
+            "--trainer-only needs --store (a local run always plays its own games)"
+        ));
+    }
     let mut config = RunConfig::load(&args.config)?;
     if let Some(g) = args.generations {
         config.generations = g;
