@@ -319,7 +319,7 @@ fn bad_bench_and_play_arguments_are_refused() {
     let never_str = never.to_str().unwrap();
     let losers_config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/losers.toml");
     let losers_config = losers_config.to_str().unwrap();
-    let cases: [(&[&str], &str); 14] = [
+    let cases: [(&[&str], &str); 15] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -382,6 +382,18 @@ fn bad_bench_and_play_arguments_are_refused() {
                 "/nonexistent-dir/x.pgn",
             ],
             "folder /nonexistent-dir does not exist",
+        ),
+        // A UCI engine that cannot start is an error before the first
+        // game, not a match won by forfeits with exit status 0.
+        (
+            &[
+                "match",
+                "random",
+                "uci:/nonexistent-dir/engine:d1",
+                "--variant",
+                "losers",
+            ],
+            "cannot start UCI engine /nonexistent-dir/engine",
         ),
         (
             &[

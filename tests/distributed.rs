@@ -641,3 +641,52 @@ fn s3_second_trainer_is_refused_by_the_lease() {
         "released at exit"
     );
 }
+
+/// S3 set-up mistakes a new user makes are named with their fix, at once:
+/// a missing bucket (a worker would otherwise wait for a trainer forever),
+/// a plain-http endpoint without `AWS_ALLOW_HTTP`, no credentials.
+#[test]
+fn s3_set_up_mistakes_are_named() {
+    let Some(_) = s3_url("setup") else { return };
+    let run = |args: &[&str], envs: &[(&str, &str)], unset: &[&str]| {
+        let mut cmd = Command::new(BIN);
+        cmd.args(args).env(store::PATIENCE_ENV, "5");
+        for (k, v) in envs {
+            cmd.env(k, v);
+        }
+        for k in unset {
+            cmd.env_remove(k);
+        }
+        let out = cmd.output().unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).to_string(),
+        )
+    };
+    let missing = "s3://lokizero-no-such-bucket/run";
+    let (code, err) = run(
+        &["selfplay", "--store", missing, "--max-chunks", "1"],
+        &[],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("the bucket does not exist"), "{err}");
+    assert!(!err.contains("waiting for a trainer"), "{err}");
+    let (code, err) = run(&["status", "--store", missing], &[], &[]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("the bucket does not exist"), "{err}");
+    let bucket = std::env::var("AWS_BUCKET").unwrap_or_else(|_| "lokizero".into());
+    let url = format!("s3://{bucket}/setup");
+    if std::env::var("AWS_ENDPOINT").is_ok_and(|e| e.starts_with("http://")) {
+        let (code, err) = run(&["status", "--store", &url], &[], &["AWS_ALLOW_HTTP"]);
+        assert_eq!(code, Some(1), "{err}");
+        assert!(err.contains("set AWS_ALLOW_HTTP=true"), "{err}");
+    }
+    let (code, err) = run(
+        &["status", "--store", &url],
+        &[],
+        &["AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("no S3 credentials found"), "{err}");
+}

@@ -26,7 +26,7 @@ use search::{RolloutEvaluator, RolloutMix, SearchConfig};
 
 use crate::greedy::{GreedyPlayer, Heuristic};
 use crate::player::{Budget, Contestant, MctsPlayer, RandomPlayer};
-use crate::uci_client::{FenDialect, UciConfig, UciPlayer};
+use crate::uci_client::{FenDialect, UciConfig, UciEngine, UciPlayer};
 
 /// A parsed player spec (module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -74,6 +74,16 @@ pub enum SpecError {
         spec: String,
         /// The variant.
         variant: VariantId,
+    },
+    /// The UCI engine could not be started or failed its handshake (checked
+    /// once before any game, so a match never scores a missing engine's
+    /// games as forfeits).
+    #[error("player {spec:?}: {source}")]
+    UciStart {
+        /// The spec.
+        spec: String,
+        /// Why.
+        source: crate::uci_client::UciError,
     },
     /// The viking variant file for Fairy-Stockfish is missing or could not
     /// be written.
@@ -307,7 +317,8 @@ pub fn fairy_stockfish_setup(
 
 impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// Prepare `spec` (loads a bundle; checks a UCI engine has a setup for
-    /// the variant). `spec_text` becomes the player's display name.
+    /// the variant and starts it once through its handshake).
+    /// `spec_text` becomes the player's display name.
     ///
     /// # Errors
     /// [`SpecError`].
@@ -332,13 +343,22 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
             PlayerSpec::Uci { path, go } => {
                 let (options, dialect) =
                     fairy_stockfish_setup(spec_text, G::VARIANT, ctx.viking_ini.as_deref())?;
+                // Generous: a WebAssembly engine under Node compiles its
+                // module first (seconds on a busy 2-core machine).
+                let handshake_timeout = Duration::from_secs(60);
+                // Start it once now: a missing or broken engine is the
+                // caller's error, not a match won by forfeits.
+                UciEngine::start(&path, &options, handshake_timeout).map_err(|source| {
+                    SpecError::UciStart {
+                        spec: spec_text.to_string(),
+                        source,
+                    }
+                })?;
                 Built::Uci(UciConfig {
                     path,
                     options,
                     go: go.unwrap_or_else(|| format!("go nodes {}", ctx.default_nodes.max(1))),
-                    // Generous: a WebAssembly engine under Node compiles its
-                    // module first (seconds on a busy 2-core machine).
-                    handshake_timeout: Duration::from_secs(60),
+                    handshake_timeout,
                     move_timeout: ctx.uci_move_timeout,
                     dialect,
                 })

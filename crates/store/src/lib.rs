@@ -56,7 +56,7 @@ pub enum StoreError {
     },
     /// A request failed for a reason retrying does not cure (access denied,
     /// a bad key), or the store stayed unreachable for the whole patience.
-    #[error("{op} {store}/{key}: {source}")]
+    #[error("{op} {store}/{key}: {source}{}", retry::hint(source))]
     Request {
         /// `get`, `put`, `list` or `delete`.
         op: &'static str,
@@ -66,6 +66,15 @@ pub enum StoreError {
         key: String,
         /// The object store's error.
         source: Box<object_store::Error>,
+    },
+    /// S3 settings in the environment that cannot work (named, with the
+    /// fix); checked before any request.
+    #[error("cannot open the store {store}: {reason}")]
+    Settings {
+        /// The store's URL.
+        store: String,
+        /// What is wrong and how to fix it.
+        reason: String,
     },
     /// The tokio runtime that drives the store could not be started.
     #[error("cannot start the object store's runtime: {0}")]
@@ -123,6 +132,7 @@ impl Store {
                 )
             }
             Location::S3 { bucket, prefix } => {
+                check_s3_env(&location)?;
                 let mut builder = object_store::aws::AmazonS3Builder::from_env()
                     .with_bucket_name(bucket)
                     .with_retry(retry::client_retry());
@@ -167,6 +177,17 @@ impl Store {
     /// Where the store is.
     pub fn location(&self) -> &Location {
         &self.location
+    }
+
+    /// Check that the store answers and its bucket exists with one listing
+    /// request (`get` of a missing object in a missing bucket reads as
+    /// "no such object", so a worker would otherwise wait forever).
+    ///
+    /// # Errors
+    /// As [`Store::get`]; a missing bucket is a [`StoreError::Request`]
+    /// naming `NoSuchBucket`.
+    pub fn check_reachable(&self) -> Result<()> {
+        self.list_folder("").map(|_| ())
     }
 
     /// How long a call keeps retrying an unreachable store before it fails.
@@ -320,4 +341,24 @@ impl Store {
             },
         )
     }
+}
+
+/// Refuse S3 settings that fail every request with an unhelpful message:
+/// a plain-http `AWS_ENDPOINT` without `AWS_ALLOW_HTTP=true` (the client
+/// reports only "builder error").
+fn check_s3_env(location: &Location) -> Result<()> {
+    let endpoint = std::env::var("AWS_ENDPOINT")
+        .or_else(|_| std::env::var("AWS_ENDPOINT_URL"))
+        .unwrap_or_default();
+    let allow_http = std::env::var("AWS_ALLOW_HTTP").is_ok_and(|v| v.eq_ignore_ascii_case("true"));
+    if endpoint.starts_with("http://") && !allow_http {
+        return Err(StoreError::Settings {
+            store: location.to_string(),
+            reason: format!(
+                "AWS_ENDPOINT {endpoint} is plain http; set AWS_ALLOW_HTTP=true to allow it \
+                 (or use an https endpoint)"
+            ),
+        });
+    }
+    Ok(())
 }

@@ -67,6 +67,21 @@ fn denied(text: &str) -> bool {
     .any(|s| text.contains(s))
 }
 
+/// A hint appended to a failed request's message for the causes whose
+/// client text does not say what to do ("" when there is none).
+pub(crate) fn hint(e: &object_store::Error) -> &'static str {
+    let text = e.to_string();
+    if text.contains("169.254.169.254") {
+        // No key in the environment: the client fell back to the cloud
+        // instance metadata service, which is not there.
+        "\n(no S3 credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
+    } else if text.contains("NoSuchBucket") {
+        "\n(the bucket does not exist: create it, or fix the bucket in --store)"
+    } else {
+        ""
+    }
+}
+
 /// Run `attempt` until it succeeds, fails for good, or `patience` has passed
 /// since the first failure; between tries wait 0.5 s, doubling to 8 s. The
 /// first failure and the recovery are reported on stderr (`what` names the

@@ -39,6 +39,8 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
     let store = store::Store::open(&args.store)?;
     let poll = super::train::poll_duration(args.poll)?;
     let worker = args.worker.unwrap_or_else(default_worker_id);
+    // A missing bucket or bad credentials are errors, not "no trainer yet".
+    store.check_reachable()?;
     let config = loop {
         if let Some(c) = read_config(&store)? {
             break c;

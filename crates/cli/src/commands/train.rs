@@ -102,6 +102,7 @@ fn run_on_store(
         );
     }
     let store = std::sync::Arc::new(store::Store::open(url)?);
+    store.check_reachable()?;
     let options = train::cluster::TrainerOptions {
         progress: !args.quiet,
         play: !args.trainer_only,
