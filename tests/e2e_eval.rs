@@ -13,6 +13,11 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
 
 fn train(dir: &Path, gate: bool) -> Vec<serde_json::Value> {
+    train_with(dir, gate, "")
+}
+
+/// A three-generation run with `[eval]` (plus the `extra` keys).
+fn train_with(dir: &Path, gate: bool, extra: &str) -> Vec<serde_json::Value> {
     let eval = format!(
         r#"
 [eval]
@@ -27,6 +32,7 @@ concurrency = 2
 ply_cap = 40
 opening_plies = 2
 gate = {gate}
+{extra}
 "#
     );
     let config = dir.join("run.toml");
@@ -131,4 +137,42 @@ fn ungated_run_promotes_every_generation_and_chains_elo() {
         assert!(lower < elo && elo < upper, "{m}");
         elo_prev = elo;
     }
+}
+
+#[test]
+fn evaluation_every_second_generation_skips_the_others() {
+    let tmp = tempfile::tempdir().unwrap();
+    let lines = train_with(tmp.path(), false, "every = 2");
+    assert_eq!(lines.len(), 3);
+    // Generations 1 and 3 are promoted unevaluated; 2 is measured against
+    // generation 1 and the baselines, and the curve is drawn from it.
+    for (i, m) in lines.iter().enumerate() {
+        let g = i as u64 + 1;
+        assert_eq!(m["promoted"], true);
+        assert_eq!(m["selfplay_generation"], g - 1);
+        if g == 2 {
+            assert_eq!(m["eval"]["generation"], 2);
+            assert_eq!(m["eval"]["baselines"][1]["opponent"], "uct:8");
+        } else {
+            assert!(m["eval"].is_null(), "generation {g}: {m}");
+        }
+    }
+    // Gating needs every generation evaluated.
+    let config = tmp.path().join("gated.toml");
+    std::fs::write(
+        &config,
+        support::tiny_config(1, 5) + "[eval]\nenabled = true\nevery = 3\ngate = true\n",
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .args(["train", "--config", config.to_str().unwrap()])
+        .args(["--run-dir", tmp.path().join("never").to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("eval.gate = true needs eval.every = 1"),
+        "{err}"
+    );
 }

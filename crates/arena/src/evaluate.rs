@@ -20,8 +20,15 @@ use crate::sprt::{SprtConfig, SprtDecision, SprtState};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EvalConfig {
-    /// Run the evaluation after each generation.
+    /// Run the evaluation after generations (see `every`).
     pub enabled: bool,
+    /// Evaluate every `every`-th generation only (generations divisible by
+    /// it): on long-game variants an evaluation can cost as much as the
+    /// generation, and a learning curve needs a point every few
+    /// generations, not every one. 1 (the default) = every generation;
+    /// more than 1 needs `gate = false` (a skipped generation is promoted
+    /// unevaluated).
+    pub every: u32,
     /// Maximum games against the previous generation (SPRT may stop earlier;
     /// rounded up to colour-swapped pairs); 0 skips.
     pub games_vs_previous: usize,
@@ -62,6 +69,7 @@ impl Default for EvalConfig {
     fn default() -> Self {
         EvalConfig {
             enabled: false,
+            every: 1,
             games_vs_previous: 40,
             games_vs_random: 20,
             games_vs_greedy: 0,
@@ -92,6 +100,15 @@ impl EvalConfig {
         }
         if self.concurrency == 0 || self.concurrency > 256 {
             return Err("eval.concurrency must be in 1..=256".into());
+        }
+        if self.every == 0 {
+            return Err("eval.every must be at least 1".into());
+        }
+        if self.gate && self.every > 1 {
+            return Err(
+                "eval.gate = true needs eval.every = 1 (a skipped generation could not be gated)"
+                    .into(),
+            );
         }
         if self.gate && self.games_vs_previous == 0 {
             return Err(
