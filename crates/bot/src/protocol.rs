@@ -74,12 +74,14 @@ impl AnalyseRequest {
             .transpose()
     }
 
-    /// The node budget: `nodes` or [`DEFAULT_NODES`], checked against `1..=max`.
+    /// The node budget: `nodes`, checked against `1..=max`; without
+    /// `nodes`, [`DEFAULT_NODES`] capped at `max` (a service with a low
+    /// cap still answers requests that name no budget).
     ///
     /// # Errors
     /// [`BotError::Setting`] naming the budget and the allowed range.
     pub fn node_budget(&self, max: u32) -> Result<u32, BotError> {
-        let nodes = self.nodes.unwrap_or(DEFAULT_NODES);
+        let nodes = self.nodes.unwrap_or(DEFAULT_NODES.min(max));
         if nodes == 0 || nodes > max {
             return Err(BotError::Setting(format!(
                 "nodes must be in 1..={max}, got {nodes}"

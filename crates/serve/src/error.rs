@@ -25,6 +25,9 @@ pub enum ApiError {
     /// No endpoint or page at this path.
     #[error("no such endpoint or page (the API is under /api: see /api/openapi.json)")]
     NotFound,
+    /// The path exists but not with this HTTP method (`GET /api/analyse`).
+    #[error("method not allowed here (see /api/openapi.json for each path's methods)")]
+    MethodNotAllowed,
     /// No game with this id (never created, or expired after idling).
     #[error("no game {0:?} (unknown id, or it expired after idling)")]
     UnknownGame(String),
@@ -61,6 +64,7 @@ impl ApiError {
         match self {
             ApiError::Body { status, .. } => *status,
             ApiError::NotFound | ApiError::UnknownGame(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::UnknownVariant(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
             ApiError::NoBot(_) | ApiError::GameOver(_) | ApiError::Busy(_) => StatusCode::CONFLICT,
             ApiError::TooManyGames(_) | ApiError::SearchesBusy(_) => {

@@ -210,6 +210,12 @@ pub async fn not_found() -> ApiError {
     ApiError::NotFound
 }
 
+/// Known paths asked with a method they do not take (axum's own answer has
+/// no JSON body).
+pub async fn method_not_allowed() -> ApiError {
+    ApiError::MethodNotAllowed
+}
+
 /// The search limits of a bot request: its nodes and time, or the
 /// level's default budget, each checked against the service's caps.
 fn bot_limits(service: &Service, request: &BotRequest, level: &Level) -> Result<Limits, ApiError> {

@@ -87,6 +87,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/games/{id}/bot", post(handlers::bot_move))
         .route("/api/analyse", post(handlers::analyse))
         .fallback(handlers::not_found)
+        .method_not_allowed_fallback(handlers::method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
         .with_state(service)
 }

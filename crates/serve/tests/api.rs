@@ -354,6 +354,12 @@ async fn bad_input_gets_a_4xx_naming_the_problem() {
         StatusCode::NOT_FOUND,
         "no such endpoint",
     );
+    // A known path with the wrong method: 405 with a JSON body too.
+    assert_error(
+        &get(&service, "/api/analyse").await,
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method not allowed",
+    );
     // Illegal and malformed moves leave the game as it was.
     assert_error(
         &post(&service, &moves, json!({"move": "e2e5"})).await,
@@ -458,6 +464,26 @@ async fn analyse_answers_like_lokizero_analyse() {
     assert_eq!(answer["actions"].as_array().unwrap().len(), 3);
     assert!(answer["root"]["visits"].as_u64().unwrap() >= 40);
     assert!(answer["actions"][0]["pv"].as_array().is_some());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn analyse_without_a_budget_fits_a_low_node_cap() {
+    let mut config = ServeConfig::new(models());
+    config.max_nodes = 50;
+    let service = Arc::new(Service::new(config).expect("the shipped bundles load"));
+    let request = json!({"variant": "shakti", "top": 1});
+    let (status, answer) = post(&service, "/api/analyse", request).await;
+    assert_eq!(status, StatusCode::OK, "{answer}");
+    let visits = answer["root"]["visits"].as_u64().unwrap();
+    assert!((50..200).contains(&visits), "{answer}");
+    // A budget named over the cap is still refused.
+    let (status, answer) = post(
+        &service,
+        "/api/analyse",
+        json!({"variant": "shakti", "nodes": 51}),
+    )
+    .await;
+    assert_eq!(status, StatusCode::BAD_REQUEST, "{answer}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
