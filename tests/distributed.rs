@@ -233,11 +233,15 @@ fn a_trainer_and_two_workers_on_a_local_folder() {
     b.succeed();
     let store = Store::open(&url).unwrap();
     check_ledgers(&store, 2);
-    // A local store is a folder a bundle loader reads as is.
-    assert!(tmp
-        .path()
-        .join("store/checkpoints/gen-000002/model.json")
-        .exists());
+    // A local store is a folder a bundle loader reads as is, and its
+    // bundles carry their lineage (generations; CPU-hours unknown, as the
+    // workers' CPU time is not reported).
+    let meta: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(tmp.path().join("store/checkpoints/gen-000002/model.json")).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(meta["lineage"]["generations"], 2, "{meta}");
+    assert!(meta["lineage"]["cpu_hours"].is_null(), "{meta}");
     let out = Command::new(BIN)
         .args(["status", "--store", &url])
         .output()

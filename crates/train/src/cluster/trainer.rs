@@ -12,6 +12,7 @@ use std::time::{Duration, Instant};
 use burn::tensor::Device;
 use encoding::Encode;
 use model::bundle::{bundle_files, meta_for};
+use model::lineage::Lineage;
 use model::Net;
 use selfplay::replay::decode_chunk_for;
 use selfplay::GameRecord;
@@ -80,7 +81,12 @@ pub fn run_trainer<E: Encode>(
     options: &TrainerOptions,
 ) -> Result<Pointer> {
     let _lease = Lease::acquire(store.clone(), options.lease_ttl)?;
-    let (mut pointer, mut net, mut prev) = open::<E>(config, &store, device, options)?;
+    let Opened {
+        mut pointer,
+        mut net,
+        record: mut prev,
+        mut lineage,
+    } = open::<E>(config, &store, device, options)?;
     let mut replay = Replay {
         seen: ledger::seen_keys(&store, pointer.first_generation + 1, pointer.generation)?,
         ..Default::default()
@@ -113,10 +119,13 @@ pub fn run_trainer<E: Encode>(
         let (trained, metrics) =
             train_generation::<E>(config, (g, net, &prev), &replay, &fresh, device, options)?;
         net = trained;
+        // Generations and ancestors carry on; CPU-hours stay unknown (the
+        // workers' CPU time is not reported to the trainer).
+        lineage = Some(Lineage::at_generation(g, None, lineage.as_ref()));
         pointer = publish::<E>(
             &store,
             config,
-            (g, &net),
+            (g, &net, lineage.clone()),
             &metrics,
             &mut replay,
             fresh,
@@ -130,17 +139,27 @@ pub fn run_trainer<E: Encode>(
     Ok(pointer)
 }
 
+/// The newest published generation of a run.
+struct Opened {
+    pointer: Pointer,
+    net: Net,
+    /// Its metrics record.
+    record: GenerationMetrics,
+    /// Its bundle's lineage (the `--init-from` bundle's ancestors).
+    lineage: Option<Lineage>,
+}
+
 /// Check the store against the config (or start the run in it), write the
-/// config, and return the pointer, the newest network and its record.
+/// config, and return the newest generation.
 fn open<E: Encode>(
     config: &RunConfig,
     store: &Store,
     device: &Device,
     options: &TrainerOptions,
-) -> Result<(Pointer, Net, GenerationMetrics)> {
+) -> Result<Opened> {
     let shape = shape_for::<E>(config);
     let existing = read_pointer(store)?;
-    let (pointer, net, record) = match existing {
+    let opened = match existing {
         Some(mut p) => {
             if p.variant != E::VARIANT.as_str() {
                 return Err(TrainError::Mismatch(format!(
@@ -165,15 +184,19 @@ fn open<E: Encode>(
                 store.describe(),
                 p.generation
             );
-            let record = GenerationMetrics::from_meta(&meta.training).unwrap_or_default();
-            (p, net, record)
+            Opened {
+                pointer: p,
+                net,
+                record: GenerationMetrics::from_meta(&meta.training).unwrap_or_default(),
+                lineage: meta.lineage,
+            }
         }
         None => first_bundle::<E>(config, store, device, options)?,
     };
     let text = toml::to_string(config)?;
     store.put(keys::CONFIG, text.as_bytes())?;
-    write_pointer(store, &pointer)?;
-    Ok((pointer, net, record))
+    write_pointer(store, &opened.pointer)?;
+    Ok(opened)
 }
 
 /// Publish the run's first bundle (untrained, or `--init-from`'s).
@@ -182,7 +205,7 @@ fn first_bundle<E: Encode>(
     store: &Store,
     device: &Device,
     options: &TrainerOptions,
-) -> Result<(Pointer, Net, GenerationMetrics)> {
+) -> Result<Opened> {
     let shape = shape_for::<E>(config);
     let (net, meta) = match options.init_from.as_deref().or(config.init_from.as_deref()) {
         Some(path) => {
@@ -214,8 +237,12 @@ fn first_bundle<E: Encode>(
         last_generation: g + config.generations,
         published_unix: now_unix(),
     };
-    let record = GenerationMetrics::from_meta(&meta.training).unwrap_or_default();
-    Ok((pointer, net, record))
+    Ok(Opened {
+        pointer,
+        net,
+        record: GenerationMetrics::from_meta(&meta.training).unwrap_or_default(),
+        lineage: meta.lineage,
+    })
 }
 
 /// The chunk keys in the replay window (bundle generations `oldest` to
@@ -424,7 +451,7 @@ fn train_generation<E: Encode>(
 fn publish<E: Encode>(
     store: &Store,
     config: &RunConfig,
-    (g, net): (u32, &Net),
+    (g, net, lineage): (u32, &Net, Option<Lineage>),
     metrics: &GenerationMetrics,
     replay: &mut Replay,
     fresh: Fresh,
@@ -432,6 +459,7 @@ fn publish<E: Encode>(
 ) -> Result<Pointer> {
     let mut meta = meta_for::<E>(&shape_for::<E>(config), g, &[]);
     meta.training = metrics.to_json();
+    meta.lineage = lineage;
     let files = bundle_files(net, &meta, Path::new(&keys::bundle(g)))?;
     upload_bundle(store, g, &files)?;
     let skipped = std::mem::take(&mut replay.skipped);
