@@ -217,7 +217,7 @@ fn evaluate<E: Encode>(
     inputs: &Inputs,
 ) -> Option<EvalSummary> {
     let config = &ctx.config.eval;
-    if !config.enabled || g % config.every != 0 {
+    if !config.enabled || !g.is_multiple_of(config.every) {
         return None;
     }
     if ctx.options.progress {
