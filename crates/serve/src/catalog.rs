@@ -151,17 +151,15 @@ fn strength_line(strength: &Value) -> Option<String> {
     let opponent = m.get("b").and_then(Value::as_str).unwrap_or("?");
     // A bundle opponent is a path (or a `bundle:PATH:N` spec); its last
     // part names it well enough.
-    let opponent = opponent
-        .trim_start_matches("bundle:")
-        .split(':')
-        .next()
-        .and_then(|p| p.trim_end_matches('/').rsplit('/').next())
-        .unwrap_or(opponent);
-    let simulations = m
-        .get("simulations")
-        .or_else(|| m.get("nodes"))
-        .and_then(Value::as_u64);
-    let budget = simulations.map_or(String::new(), |s| format!(", {s} simulations"));
+    let opponent = match opponent.strip_prefix("bundle:") {
+        Some(spec) => spec
+            .split(':')
+            .next()
+            .and_then(|p| p.trim_end_matches('/').rsplit('/').next())
+            .unwrap_or(opponent),
+        None => opponent,
+    };
+    let budget = budget_of(m).map_or(String::new(), |b| format!(", {b}"));
     Some(format!(
         "+{} ={} -{} vs {opponent} ({} games{budget})",
         count("wins"),
@@ -169,6 +167,29 @@ fn strength_line(strength: &Value) -> Option<String> {
         count("losses"),
         count("games"),
     ))
+}
+
+/// The bundle's search budget in match record `m`: its `simulations`, else
+/// the budget its player spec names (`bundle:PATH:200`, `...:250ms`; a
+/// match record's `nodes` is only the default of players without one),
+/// else `nodes`.
+fn budget_of(m: &Value) -> Option<String> {
+    if let Some(s) = m.get("simulations").and_then(Value::as_u64) {
+        return Some(format!("{s} simulations"));
+    }
+    let spec = m.get("a").and_then(Value::as_str).unwrap_or("");
+    let last = spec.rsplit(':').next().unwrap_or("");
+    if spec.starts_with("bundle:") && spec.matches(':').count() >= 2 {
+        if let Ok(n) = last.parse::<u64>() {
+            return Some(format!("{n} simulations"));
+        }
+        let time = last.strip_suffix("ms").or_else(|| last.strip_suffix('s'));
+        if time.is_some_and(|t| t.parse::<f64>().is_ok()) {
+            return Some(format!("{last} per move"));
+        }
+    }
+    let nodes = m.get("nodes").and_then(Value::as_u64)?;
+    Some(format!("{nodes} simulations"))
 }
 
 #[cfg(test)]
@@ -186,6 +207,17 @@ mod tests {
         assert_eq!(
             strength_line(&s).as_deref(),
             Some("+78 =32 -50 vs hnefatafl (160 games)")
+        );
+        // The spec's budget, not the match's default `nodes`.
+        let s = serde_json::json!({"matches": [{"a": "bundle:cand:200", "b": "bundle:/m/hnefatafl:200", "nodes": 100, "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
+        assert_eq!(
+            strength_line(&s).as_deref(),
+            Some("+78 =32 -50 vs hnefatafl (160 games, 200 simulations)")
+        );
+        let s = serde_json::json!({"matches": [{"a": "bundle:models/loki:250ms", "b": "uct:250ms", "nodes": 100, "wins": 33, "draws": 21, "losses": 6, "games": 60}]});
+        assert_eq!(
+            strength_line(&s).as_deref(),
+            Some("+33 =21 -6 vs uct:250ms (60 games, 250ms per move)")
         );
         assert_eq!(strength_line(&Value::Null), None);
     }
