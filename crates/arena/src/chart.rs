@@ -228,6 +228,10 @@ const PALETTE: [RGBColor; 6] = [
     RGBColor(140, 86, 75),
 ];
 
+/// At most this many points of a learning-curve series carry an interval
+/// and a generation label.
+const MAX_LABELLED_POINTS: usize = 15;
+
 /// Draw learning curves (Elo vs CPU-hours, one line per series with 95 %
 /// error bars and generation labels, a legend) as a PNG at `path`, written
 /// atomically. Points with a non-finite Elo or CPU time are left out; so is
@@ -255,7 +259,14 @@ pub fn draw_learning_curve(
         .filter(|(_, p)| !p.is_empty())
         .collect();
     let all = || lines.iter().flat_map(|(_, p)| p.iter());
-    let (lo, hi) = padded_range(all().flat_map(|p| [p.elo, p.lower, p.upper]), 25.0);
+    // The range follows the points, not their intervals: ten-game matches
+    // have intervals of +-500 Elo and more, which would flatten the curve;
+    // interval ends outside are clipped to the frame.
+    let (lo, hi) = padded_range(all().map(|p| p.elo), 100.0);
+    // Long runs: intervals and generation labels on every `stride`-th
+    // point only, so a hundred generations stay readable.
+    let most = lines.iter().map(|(_, p)| p.len()).max().unwrap_or(0);
+    let stride = most.div_ceil(MAX_LABELLED_POINTS).max(1);
     let x_max = all().map(|p| p.cpu_hours).fold(0.0f64, f64::max).max(1e-3) * 1.08;
     render_png(path, width, height, |root| {
         let e2s = |e: DrawingAreaErrorKind<_>| e.to_string();
@@ -283,17 +294,24 @@ pub fn draw_learning_curve(
                 .map_err(e2s)?
                 .label(ascii(&format!("vs {name}")))
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour));
+            let shown = || {
+                pts.iter()
+                    .enumerate()
+                    .filter(|(k, _)| (k + 1) % stride == 0 || *k == 0)
+            };
             chart
                 .draw_series(
-                    pts.iter()
+                    shown()
+                        .map(|(_, p)| p)
                         .filter(|p| p.lower.is_finite() && p.upper.is_finite())
                         .map(|p| {
-                            ErrorBar::new_vertical(p.cpu_hours, p.lower, p.elo, p.upper, colour, 8)
+                            let (l, u) = (p.lower.clamp(lo, hi), p.upper.clamp(lo, hi));
+                            ErrorBar::new_vertical(p.cpu_hours, l, p.elo, u, colour, 8)
                         }),
                 )
                 .map_err(e2s)?;
             chart
-                .draw_series(pts.iter().map(|p| {
+                .draw_series(shown().map(|(_, p)| {
                     Text::new(
                         format!("g{}", p.generation),
                         (p.cpu_hours, p.elo),
@@ -304,6 +322,7 @@ pub fn draw_learning_curve(
         }
         chart
             .configure_series_labels()
+            .position(SeriesLabelPosition::LowerRight)
             .background_style(WHITE.mix(0.8))
             .border_style(BLACK)
             .label_font(("sans-serif", 14))
