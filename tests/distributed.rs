@@ -693,4 +693,20 @@ fn s3_set_up_mistakes_are_named() {
     );
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("no S3 credentials found"), "{err}");
+    // An endpoint without a scheme made the S3 client panic.
+    let (code, err) = run(
+        &["status", "--store", &url],
+        &[("AWS_ENDPOINT", "127.0.0.1:7480")],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("is not an http(s) URL"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    let (code, err) = run(
+        &["status", "--store", &url],
+        &[("AWS_SECRET_ACCESS_KEY", "wrong")],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("the store refused the credentials"), "{err}");
 }

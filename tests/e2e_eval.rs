@@ -13,16 +13,16 @@ use std::process::Command;
 const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
 
 fn train(dir: &Path, gate: bool) -> Vec<serde_json::Value> {
-    train_with(dir, gate, "")
+    train_with(dir, gate, 4, "")
 }
 
 /// A three-generation run with `[eval]` (plus the `extra` keys).
-fn train_with(dir: &Path, gate: bool, extra: &str) -> Vec<serde_json::Value> {
+fn train_with(dir: &Path, gate: bool, vs_previous: usize, extra: &str) -> Vec<serde_json::Value> {
     let eval = format!(
         r#"
 [eval]
 enabled = true
-games_vs_previous = 4
+games_vs_previous = {vs_previous}
 games_vs_random = 2
 anchors = ["uct:8"]
 games_vs_anchors = 2
@@ -142,7 +142,7 @@ fn ungated_run_promotes_every_generation_and_chains_elo() {
 #[test]
 fn evaluation_every_second_generation_skips_the_others() {
     let tmp = tempfile::tempdir().unwrap();
-    let lines = train_with(tmp.path(), false, "every = 2");
+    let lines = train_with(tmp.path(), false, 0, "every = 2");
     assert_eq!(lines.len(), 3);
     // Generations 1 and 3 are promoted unevaluated; 2 is measured against
     // generation 1 and the baselines, and the curve is drawn from it.
@@ -157,22 +157,29 @@ fn evaluation_every_second_generation_skips_the_others() {
             assert!(m["eval"].is_null(), "generation {g}: {m}");
         }
     }
-    // Gating needs every generation evaluated.
-    let config = tmp.path().join("gated.toml");
-    std::fs::write(
-        &config,
-        support::tiny_config(1, 5) + "[eval]\nenabled = true\nevery = 3\ngate = true\n",
-    )
-    .unwrap();
-    let out = Command::new(BIN)
-        .args(["train", "--config", config.to_str().unwrap()])
-        .args(["--run-dir", tmp.path().join("never").to_str().unwrap()])
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
-    assert!(
-        err.contains("eval.gate = true needs eval.every = 1"),
-        "{err}"
-    );
+    // Gating and the Elo chain need every generation evaluated.
+    for (keys, message) in [
+        (
+            "games_vs_previous = 0\ngate = true",
+            "eval.gate = true needs eval.every = 1",
+        ),
+        (
+            "games_vs_previous = 4",
+            "eval.every > 1 needs eval.games_vs_previous = 0",
+        ),
+    ] {
+        let config = tmp.path().join("refused.toml");
+        let eval = format!("[eval]\nenabled = true\nevery = 3\n{keys}\n");
+        std::fs::write(&config, support::tiny_config(1, 5) + &eval).unwrap();
+        let never = tmp.path().join("never");
+        let out = Command::new(BIN)
+            .args(["train", "--config", config.to_str().unwrap()])
+            .args(["--run-dir", never.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{err}");
+        assert!(err.contains(message), "{err}");
+        assert!(!never.exists());
+    }
 }

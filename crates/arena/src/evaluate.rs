@@ -26,8 +26,9 @@ pub struct EvalConfig {
     /// it): on long-game variants an evaluation can cost as much as the
     /// generation, and a learning curve needs a point every few
     /// generations, not every one. 1 (the default) = every generation;
-    /// more than 1 needs `gate = false` (a skipped generation is promoted
-    /// unevaluated).
+    /// more than 1 needs `gate = false` and `games_vs_previous = 0` (a
+    /// skipped generation is promoted unevaluated, and has no Elo to chain
+    /// the next one's on).
     pub every: u32,
     /// Maximum games against the previous generation (SPRT may stop earlier;
     /// rounded up to colour-swapped pairs); 0 skips.
@@ -103,6 +104,13 @@ impl EvalConfig {
         }
         if self.every == 0 {
             return Err("eval.every must be at least 1".into());
+        }
+        if self.every > 1 && self.games_vs_previous > 0 {
+            return Err(
+                "eval.every > 1 needs eval.games_vs_previous = 0 (the Elo chain compares each \
+                 generation with an evaluated previous one)"
+                    .into(),
+            );
         }
         if self.gate && self.every > 1 {
             return Err(

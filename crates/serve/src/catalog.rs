@@ -143,10 +143,23 @@ impl Catalog {
     }
 }
 
-/// One line from a bundle's `strength` field: the first recorded match,
+/// One line from a bundle's `strength` field: the first recorded match
+/// against a fixed opponent (else the first match),
 /// `+W =D -L vs OPPONENT (N games, S simulations)`.
 fn strength_line(strength: &Value) -> Option<String> {
-    let m = strength.get("matches")?.get(0)?;
+    // A match against a fixed opponent says more to a visitor than the
+    // promotion match against the previous bundle; that one only when
+    // there is nothing else.
+    let matches = strength.get("matches")?.as_array()?;
+    let against_bundle = |m: &&Value| {
+        m.get("b")
+            .and_then(Value::as_str)
+            .is_some_and(|b| b.starts_with("bundle:"))
+    };
+    let m = matches
+        .iter()
+        .find(|m| !against_bundle(m))
+        .or_else(|| matches.first())?;
     let count = |key: &str| m.get(key).and_then(Value::as_u64).unwrap_or(0);
     let opponent = m.get("b").and_then(Value::as_str).unwrap_or("?");
     // A bundle opponent is a path (or a `bundle:PATH:N` spec); its last
@@ -207,6 +220,12 @@ mod tests {
         assert_eq!(
             strength_line(&s).as_deref(),
             Some("+78 =32 -50 vs hnefatafl (160 games)")
+        );
+        // A fixed opponent first, then the promotion match.
+        let s = serde_json::json!({"matches": [{"b": "bundle:/m/hnefatafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}, {"b": "random", "wins": 77, "draws": 23, "losses": 0, "games": 100, "simulations": 200}]});
+        assert_eq!(
+            strength_line(&s).as_deref(),
+            Some("+77 =23 -0 vs random (100 games, 200 simulations)")
         );
         // The spec's budget, not the match's default `nodes`.
         let s = serde_json::json!({"matches": [{"a": "bundle:cand:200", "b": "bundle:/m/hnefatafl:200", "nodes": 100, "wins": 78, "draws": 32, "losses": 50, "games": 160}]});

@@ -343,14 +343,28 @@ impl Store {
     }
 }
 
-/// Refuse S3 settings that fail every request with an unhelpful message:
-/// a plain-http `AWS_ENDPOINT` without `AWS_ALLOW_HTTP=true` (the client
-/// reports only "builder error").
+/// Refuse S3 settings that fail every request with an unhelpful message or
+/// a panic: an `AWS_ENDPOINT` that is not an http(s) URL, a plain-http one
+/// without `AWS_ALLOW_HTTP=true` (the client reports only "builder
+/// error").
 fn check_s3_env(location: &Location) -> Result<()> {
     let endpoint = std::env::var("AWS_ENDPOINT")
         .or_else(|_| std::env::var("AWS_ENDPOINT_URL"))
         .unwrap_or_default();
     let allow_http = std::env::var("AWS_ALLOW_HTTP").is_ok_and(|v| v.eq_ignore_ascii_case("true"));
+    // The client panics on an endpoint that is not a URL (object_store
+    // 0.14 signs requests with `expect`), and retries other schemes.
+    if !endpoint.is_empty()
+        && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
+    {
+        return Err(StoreError::Settings {
+            store: location.to_string(),
+            reason: format!(
+                "AWS_ENDPOINT {endpoint:?} is not an http(s) URL \
+                 (expected e.g. http://127.0.0.1:7480 or https://s3.example.com)"
+            ),
+        });
+    }
     if endpoint.starts_with("http://") && !allow_http {
         return Err(StoreError::Settings {
             store: location.to_string(),

@@ -75,6 +75,8 @@ pub(crate) fn hint(e: &object_store::Error) -> &'static str {
         // No key in the environment: the client fell back to the cloud
         // instance metadata service, which is not there.
         "\n(no S3 credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
+    } else if text.contains("SignatureDoesNotMatch") || text.contains("InvalidAccessKeyId") {
+        "\n(the store refused the credentials: check AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)"
     } else if text.contains("NoSuchBucket") {
         "\n(the bucket does not exist: create it, or fix the bucket in --store)"
     } else {
