@@ -354,9 +354,8 @@ fn check_s3_env(location: &Location) -> Result<()> {
     let allow_http = std::env::var("AWS_ALLOW_HTTP").is_ok_and(|v| v.eq_ignore_ascii_case("true"));
     // The client panics on an endpoint that is not a URL (object_store
     // 0.14 signs requests with `expect`), and retries other schemes.
-    if !endpoint.is_empty()
-        && !(endpoint.starts_with("http://") || endpoint.starts_with("https://"))
-    {
+    let is_url = endpoint.starts_with("http://") || endpoint.starts_with("https://");
+    if !endpoint.is_empty() && !is_url {
         return Err(StoreError::Settings {
             store: location.to_string(),
             reason: format!(
