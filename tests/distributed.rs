@@ -693,6 +693,14 @@ fn s3_set_up_mistakes_are_named() {
     );
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("no S3 credentials found"), "{err}");
+    // A malformed patience was silently replaced by ten minutes.
+    let (code, err) = run(
+        &["status", "--store", &url],
+        &[(store::PATIENCE_ENV, "5s")],
+        &[],
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("is not a number of seconds"), "{err}");
     // An endpoint without a scheme made the S3 client panic.
     let (code, err) = run(
         &["status", "--store", &url],

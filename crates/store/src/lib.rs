@@ -120,6 +120,10 @@ impl Store {
     /// # Errors
     /// As [`Store::open`].
     pub fn at(location: Location) -> Result<Store> {
+        let patience = retry::patience_from_env().map_err(|reason| StoreError::Settings {
+            store: location.to_string(),
+            reason,
+        })?;
         let open_err = |source| StoreError::Open {
             store: location.to_string(),
             source: Box::new(source),
@@ -164,7 +168,7 @@ impl Store {
             inner,
             runtime,
             location,
-            patience: retry::patience_from_env(),
+            patience,
         })
     }
 

@@ -13,12 +13,20 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(500);
 const MAX_BACKOFF: Duration = Duration::from_secs(8);
 
 /// [`PATIENCE_ENV`] or the default of 10 minutes.
-pub(crate) fn patience_from_env() -> Duration {
-    std::env::var(PATIENCE_ENV)
+///
+/// # Errors
+/// A value that is not a finite number of seconds >= 0 (`5s`, `-1`): named,
+/// rather than silently replaced by the default.
+pub(crate) fn patience_from_env() -> Result<Duration, String> {
+    let Ok(text) = std::env::var(PATIENCE_ENV) else {
+        return Ok(DEFAULT_PATIENCE);
+    };
+    text.trim()
+        .parse::<f64>()
         .ok()
-        .and_then(|v| v.trim().parse::<f64>().ok())
         .filter(|s| s.is_finite() && *s >= 0.0)
-        .map_or(DEFAULT_PATIENCE, Duration::from_secs_f64)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| format!("{PATIENCE_ENV}={text:?} is not a number of seconds >= 0"))
 }
 
 /// The S3 client's per-request retries: a few quick ones (the outer loop
