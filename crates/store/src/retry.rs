@@ -136,18 +136,30 @@ pub(crate) fn with_backoff<T>(
 
 /// The first line of an error, shortened, for the one warning line.
 fn short(e: &object_store::Error) -> String {
+    const MAX: usize = 200;
     let text = e.to_string();
-    text.lines()
-        .next()
-        .unwrap_or("")
-        .chars()
-        .take(200)
-        .collect()
+    let line = text.lines().next().unwrap_or("");
+    if line.chars().count() <= MAX {
+        return line.to_string();
+    }
+    // Cut at a word and say so (the final error prints the whole text).
+    let head: String = line.chars().take(MAX).collect();
+    let head = head.rsplit_once(' ').map_or(head.as_str(), |(h, _)| h);
+    format!("{head} ...")
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_message_is_cut_at_a_word_and_marked() {
+        let long = format!("{} tail", "word ".repeat(60));
+        let cut = short(&generic(&long));
+        assert!(cut.ends_with("word ..."), "{cut}");
+        assert!(cut.chars().count() <= 204, "{cut}");
+        assert_eq!(short(&generic("brief")), generic("brief").to_string());
+    }
 
     fn generic(msg: &str) -> object_store::Error {
         object_store::Error::Generic {
