@@ -157,6 +157,23 @@ fn evaluation_every_second_generation_skips_the_others() {
             assert!(m["eval"].is_null(), "generation {g}: {m}");
         }
     }
+    // No evaluation reached (every = 5 in a one-generation run): no
+    // empty chart.
+    let config = tmp.path().join("late.toml");
+    let eval = "[eval]\nenabled = true\nevery = 5\ngames_vs_previous = 0\n";
+    std::fs::write(&config, support::tiny_config(1, 5) + eval).unwrap();
+    let run = tmp.path().join("late");
+    let out = Command::new(BIN)
+        .args(["train", "--config", config.to_str().unwrap()])
+        .args(["--run-dir", run.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!run.join("learning-curve.png").exists());
     // Gating and the Elo chain need every generation evaluated.
     for (keys, message) in [
         (

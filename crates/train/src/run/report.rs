@@ -110,6 +110,15 @@ pub(super) fn write_learning_curve<E: Encode>(dir: &RunDir) {
             points: points.collect(),
         });
     }
+    // No chain (no match against the previous generation: `games_vs_previous
+    // = 0`) leaves the origin alone; no evaluation yet (`[eval] every` past
+    // the run's generations) leaves nothing to draw.
+    if series[0].points.len() == 1 {
+        series.remove(0);
+    }
+    if series.iter().all(|s| s.points.is_empty()) {
+        return;
+    }
     let title = format!("{}: Elo vs CPU-hours", E::VARIANT);
     if let Err(e) =
         arena::chart::draw_learning_curve(&dir.learning_curve(), &title, &series, 800, 480)
