@@ -65,9 +65,22 @@ impl Drop for RunLock {
 }
 
 /// Whether process `pid` surely no longer exists (Linux `/proc`; `false`
-/// where that cannot be told).
+/// where that cannot be told). `/proc/N` also answers for a thread id
+/// that is not listed, so a dead run's pid reused as some other
+/// process's thread id would keep the lock forever: a pid whose status
+/// names another thread group (`Tgid`) is gone too.
 fn is_gone(pid: u32) -> bool {
-    Path::new("/proc/self").exists() && !Path::new(&format!("/proc/{pid}")).exists()
+    if !Path::new("/proc/self").exists() {
+        return false;
+    }
+    match std::fs::read_to_string(format!("/proc/{pid}/status")) {
+        Err(_) => true,
+        Ok(status) => status
+            .lines()
+            .find_map(|l| l.strip_prefix("Tgid:"))
+            .and_then(|t| t.trim().parse::<u32>().ok())
+            .is_some_and(|tgid| tgid != pid),
+    }
 }
 
 #[cfg(test)]
@@ -89,5 +102,25 @@ mod tests {
         std::fs::write(dir.path().join("lock"), "4294967295").unwrap();
         let taken = RunLock::acquire(dir.path()).unwrap();
         drop(taken);
+        // A lock naming a live process's other thread (a dead run's pid
+        // reused as a thread id): not a process, so taken over.
+        let (tx, rx) = std::sync::mpsc::channel();
+        let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            tx.send(std::fs::read_link("/proc/thread-self").ok())
+                .unwrap();
+            done_rx.recv().ok();
+        });
+        let tid = rx
+            .recv()
+            .unwrap()
+            .and_then(|p| p.file_name()?.to_str()?.parse::<u32>().ok());
+        if let Some(tid) = tid.filter(|&t| t != std::process::id()) {
+            assert!(!is_gone(std::process::id()));
+            std::fs::write(dir.path().join("lock"), tid.to_string()).unwrap();
+            drop(RunLock::acquire(dir.path()).unwrap());
+        }
+        done_tx.send(()).unwrap();
+        thread.join().unwrap();
     }
 }
