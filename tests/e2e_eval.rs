@@ -35,14 +35,8 @@ gate = {gate}
 {extra}
 "#
     );
-    let config = dir.join("run.toml");
-    std::fs::write(&config, support::tiny_config(3, 5) + &eval).unwrap();
     let run = dir.join("run");
-    let out = Command::new(BIN)
-        .args(["train", "--config", config.to_str().unwrap()])
-        .args(["--run-dir", run.to_str().unwrap(), "--quiet"])
-        .output()
-        .unwrap();
+    let out = train_config(dir, &(support::tiny_config(3, 5) + &eval), &run);
     assert!(
         out.status.success(),
         "train failed: {}",
@@ -55,6 +49,18 @@ gate = {gate}
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// `lokizero train --quiet` of the config text `toml` (written into `dir`)
+/// into run directory `run`.
+fn train_config(dir: &Path, toml: &str, run: &Path) -> std::process::Output {
+    let config = dir.join("run.toml");
+    std::fs::write(&config, toml).unwrap();
+    Command::new(BIN)
+        .args(["train", "--config", config.to_str().unwrap()])
+        .args(["--run-dir", run.to_str().unwrap(), "--quiet"])
+        .output()
+        .unwrap()
 }
 
 fn check_eval_fields(lines: &[serde_json::Value]) {
@@ -159,15 +165,9 @@ fn evaluation_every_second_generation_skips_the_others() {
     }
     // No evaluation reached (every = 5 in a one-generation run): no
     // empty chart.
-    let config = tmp.path().join("late.toml");
     let eval = "[eval]\nenabled = true\nevery = 5\ngames_vs_previous = 0\n";
-    std::fs::write(&config, support::tiny_config(1, 5) + eval).unwrap();
     let run = tmp.path().join("late");
-    let out = Command::new(BIN)
-        .args(["train", "--config", config.to_str().unwrap()])
-        .args(["--run-dir", run.to_str().unwrap(), "--quiet"])
-        .output()
-        .unwrap();
+    let out = train_config(tmp.path(), &(support::tiny_config(1, 5) + eval), &run);
     assert!(
         out.status.success(),
         "{}",
@@ -185,15 +185,9 @@ fn evaluation_every_second_generation_skips_the_others() {
             "eval.every > 1 needs eval.games_vs_previous = 0",
         ),
     ] {
-        let config = tmp.path().join("refused.toml");
         let eval = format!("[eval]\nenabled = true\nevery = 3\n{keys}\n");
-        std::fs::write(&config, support::tiny_config(1, 5) + &eval).unwrap();
         let never = tmp.path().join("never");
-        let out = Command::new(BIN)
-            .args(["train", "--config", config.to_str().unwrap()])
-            .args(["--run-dir", never.to_str().unwrap()])
-            .output()
-            .unwrap();
+        let out = train_config(tmp.path(), &(support::tiny_config(1, 5) + &eval), &never);
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{err}");
         assert!(err.contains(message), "{err}");

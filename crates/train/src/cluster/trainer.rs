@@ -149,6 +149,18 @@ struct Opened {
     lineage: Option<Lineage>,
 }
 
+impl Opened {
+    /// Generation `pointer` names, with `net` and its bundle's `meta`.
+    fn new(pointer: Pointer, net: Net, meta: model::BundleMeta) -> Self {
+        Opened {
+            pointer,
+            net,
+            record: GenerationMetrics::from_meta(&meta.training).unwrap_or_default(),
+            lineage: meta.lineage,
+        }
+    }
+}
+
 /// Check the store against the config (or start the run in it), write the
 /// config, and return the newest generation.
 fn open<E: Encode>(
@@ -184,12 +196,7 @@ fn open<E: Encode>(
                 store.describe(),
                 p.generation
             );
-            Opened {
-                pointer: p,
-                net,
-                record: GenerationMetrics::from_meta(&meta.training).unwrap_or_default(),
-                lineage: meta.lineage,
-            }
+            Opened::new(p, net, meta)
         }
         None => first_bundle::<E>(config, store, device, options)?,
     };
@@ -237,12 +244,7 @@ fn first_bundle<E: Encode>(
         last_generation: g + config.generations,
         published_unix: now_unix(),
     };
-    Ok(Opened {
-        pointer,
-        net,
-        record: GenerationMetrics::from_meta(&meta.training).unwrap_or_default(),
-        lineage: meta.lineage,
-    })
+    Ok(Opened::new(pointer, net, meta))
 }
 
 /// The chunk keys in the replay window (bundle generations `oldest` to
