@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
-# A/B experiment at equal CPU time on Shakti (issue #8, docs/experiments.md):
-# each arm's config (configs/experiments/ab-<arm>.toml) is trained with each
+# A/B experiment at equal CPU time (issue #8, docs/experiments.md): each
+# arm's config (configs/experiments/ab-<arm>.toml) is trained with each
 # seed until the run has used CPU_BUDGET CPU-seconds (`--cpu-budget`), then
 # every final bundle meets every other in one ladder (same search for all:
-# PUCT with LADDER_NODES simulations), and a per-arm summary is printed.
+# PUCT with LADDER_NODES simulations) and the EXTRA players (fixed anchors,
+# e.g. "uct:400") in one ladder, and a per-arm summary is printed.
 #
 # Usage: scripts/ab-experiment.sh OUT
 # Environment (defaults in brackets):
 #   BIN [target/release/lokizero]  ARMS ["puct48 gumbel16 cap"]
 #   SEEDS ["1 2 3"]  CPU_BUDGET [480]  LADDER_GAMES [10]  LADDER_NODES [32]
+#   VARIANT [shakti] (the arms' variant)  EXTRA [""] (more ladder players)
 # Re-running resumes: finished runs stop at once (their budget is spent).
 set -eu
 OUT=${1:?usage: $0 OUT}
@@ -18,6 +20,8 @@ SEEDS=${SEEDS:-1 2 3}
 CPU_BUDGET=${CPU_BUDGET:-480}
 LADDER_GAMES=${LADDER_GAMES:-10}
 LADDER_NODES=${LADDER_NODES:-32}
+VARIANT=${VARIANT:-shakti}
+EXTRA=${EXTRA:-}
 mkdir -p "$OUT"
 
 bundles=()
@@ -35,9 +39,10 @@ for seed in $SEEDS; do
   done
 done
 
-echo "== ladder: ${#bundles[@]} bundles, $LADDER_GAMES games per pair, $LADDER_NODES simulations"
-"$BIN" ladder --variant shakti --out "$OUT/ladder" --games "$LADDER_GAMES" \
-  --nodes "$LADDER_NODES" "${bundles[@]}" >"$OUT/ladder.log" 2>&1
+echo "== ladder: ${#bundles[@]} bundles $EXTRA, $LADDER_GAMES games per pair, $LADDER_NODES simulations"
+# shellcheck disable=SC2086 # EXTRA is a list of player specs
+"$BIN" ladder --variant "$VARIANT" --out "$OUT/ladder" --games "$LADDER_GAMES" \
+  --nodes "$LADDER_NODES" "${bundles[@]}" $EXTRA >"$OUT/ladder.log" 2>&1
 cat "$OUT/ladder/ladder.md"
 
 # Per-arm summary: generations, games and CPU-seconds of each run, and the
@@ -72,7 +77,7 @@ pooled = collections.defaultdict(lambda: [0, 0, 0])
 arm_of = lambda name: re.search(r"/runs/(.+)-s\d+/", name).group(1)
 for line in (out / "ladder" / "ladder.md").read_text().splitlines():
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    if len(cells) != 7 or not cells[0].startswith("`bundle:"):
+    if len(cells) != 7 or not all(c.startswith("`bundle:") for c in cells[:2]):
         continue
     a, b = arm_of(cells[0]), arm_of(cells[1])
     wa, d, wb = int(cells[2]), int(cells[3]), int(cells[4])

@@ -81,7 +81,8 @@ impl<G: Game> Slot<G> {
         slot
     }
 
-    /// Set up the search of the next move: full or fast (one draw from
+    /// Set up the search of the next move: full (with the side to move's
+    /// budget, [`SelfPlayConfig::full_simulations`]) or fast (one draw from
     /// `cap_rng` per searched move, none when `full_search_prob >= 1`).
     pub fn begin_move(&mut self, config: &SelfPlayConfig) {
         if self.forced {
@@ -90,7 +91,7 @@ impl<G: Game> Slot<G> {
         self.full = config.full_search_prob >= 1.0
             || self.cap_rng.random::<f32>() < config.full_search_prob;
         self.target = if self.full {
-            config.simulations
+            config.full_simulations(self.game.side_to_move())
         } else {
             config.fast_simulations.max(1)
         };

@@ -8,7 +8,7 @@ use search::{SearchConfig, TreeWork};
 
 use crate::advance::align_policy;
 use crate::driver::play_games_on;
-use crate::slot::CAP_SEED_SALT;
+use crate::slot::{Slot, CAP_SEED_SALT};
 use crate::*;
 use rules::Shakti;
 use search::{RootKind, UniformEvaluator};
@@ -409,4 +409,35 @@ fn branch_fraction_out_of_range_is_named() {
         cfg.validate(),
         Err("selfplay.branch_fraction must be in [0, 1]".into())
     );
+}
+
+#[test]
+fn second_player_simulations_set_the_second_players_full_searches() {
+    let handicap = SelfPlayConfig {
+        second_player_simulations: 40,
+        ..config(1.0)
+    };
+    assert_eq!(handicap.validate(), Ok(()));
+    let (start, search) = (Shakti::start(), SearchConfig::default());
+    let games = plan(&start, &search, &handicap, 1, 5);
+    let mut slot = Slot::new(&games, 5);
+    // White (first) searches `simulations`, black (second) 40, white again 8.
+    let mut targets = vec![slot.target];
+    for _ in 0..2 {
+        let action = slot.game.legal_vec()[0];
+        slot.game.play(action);
+        slot.begin_move(&handicap);
+        targets.push(slot.target);
+    }
+    assert_eq!(targets, [8, 40, 8]);
+    // 0 = the same budget for both sides; fast searches keep theirs.
+    assert_eq!(config(1.0).full_simulations(rules::Player::Second), 8);
+    let fast_only = SelfPlayConfig {
+        full_search_prob: 0.0,
+        ..handicap
+    };
+    let mut slot = Slot::new(&plan(&start, &search, &fast_only, 1, 5), 5);
+    slot.game.play(slot.game.legal_vec()[0]);
+    slot.begin_move(&fast_only);
+    assert_eq!(slot.target, 2);
 }
