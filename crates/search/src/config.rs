@@ -103,6 +103,18 @@ pub struct SearchConfig {
     /// at most `PROOF_BUDGET` (20 000) plays per root, usually far fewer.
     /// Default true.
     pub win_in_two: bool,
+    /// MCTS-Solver (Winands, Björnsson & Saito 2008, "Monte-Carlo Tree
+    /// Search Solver", Computers and Games): wins and losses proven in the
+    /// tree (game ends, decisive moves, wins in two) are backed up as
+    /// proofs: a node with a child proven won for its side to move is
+    /// itself proven won, one whose children are all proven won for the
+    /// other side proven lost. A descent reaching a proven node backs up
+    /// its exact value; PUCT takes a proven-won child outright and passes
+    /// over proven-lost ones; the move choice plays a proven win and
+    /// avoids a proven loss while an open move remains
+    /// ([`crate::Mcts::choose_action`]). Draws are not propagated.
+    /// Default true.
+    pub solver: bool,
     /// Policy softmax temperature `T` (Leela Chess Zero's
     /// `PolicySoftmaxTemp`): a new node's priors are `p_i^(1/T)`
     /// renormalised, so `T > 1` flattens a sharp prior and lets the search
@@ -163,6 +175,7 @@ impl Default for SearchConfig {
             decisive_moves: true,
             two_fold_draws: true,
             win_in_two: true,
+            solver: true,
             policy_temperature: 1.0,
         }
     }

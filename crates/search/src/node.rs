@@ -18,6 +18,15 @@ pub(crate) enum NodeKind {
     TerminalDraw,
     /// Game over: the side to move here has lost.
     TerminalLoss,
+    /// Expanded, and proven won for the side to move by the search: some
+    /// child is proven lost for the opponent (MCTS-Solver, Winands,
+    /// Björnsson & Saito 2008; [`crate::SearchConfig::solver`]). Its
+    /// children stay in the tree; a descent reaching it (below the root)
+    /// backs up an exact win.
+    ProvenWin,
+    /// Expanded, and proven lost for the side to move: every child is
+    /// proven won for the opponent (MCTS-Solver).
+    ProvenLoss,
 }
 
 impl NodeKind {
@@ -32,13 +41,43 @@ impl NodeKind {
         }
     }
 
-    /// The exact WDL of a terminal node from its side to move, `None` otherwise.
+    /// The exact WDL of a terminal node from its side to move, `None` otherwise
+    /// (also for a node proven by the search, whose game goes on).
     pub(crate) fn terminal_wdl(self) -> Option<Wdl> {
         match self {
             NodeKind::TerminalWin => Some([1.0, 0.0, 0.0]),
             NodeKind::TerminalDraw => Some([0.0, 1.0, 0.0]),
             NodeKind::TerminalLoss => Some([0.0, 0.0, 1.0]),
-            NodeKind::Unexpanded | NodeKind::Expanded => None,
+            _ => None,
+        }
+    }
+
+    /// The exact WDL a descent ending here backs up: a terminal's, or a
+    /// proven node's win or loss.
+    pub(crate) fn exact_wdl(self) -> Option<Wdl> {
+        match self {
+            NodeKind::ProvenWin => Some([1.0, 0.0, 0.0]),
+            NodeKind::ProvenLoss => Some([0.0, 0.0, 1.0]),
+            kind => kind.terminal_wdl(),
+        }
+    }
+
+    /// Whether the node has its children in the tree (expanded, proven or not).
+    pub(crate) fn is_expanded(self) -> bool {
+        matches!(
+            self,
+            NodeKind::Expanded | NodeKind::ProvenWin | NodeKind::ProvenLoss
+        )
+    }
+
+    /// The proven result for the side to move: `1` won, `-1` lost (game
+    /// over, or proven by the search); `None` when open or drawn (draws are
+    /// not propagated: a two-fold repetition draw depends on the path).
+    pub(crate) fn proven(self) -> Option<f32> {
+        match self {
+            NodeKind::TerminalWin | NodeKind::ProvenWin => Some(1.0),
+            NodeKind::TerminalLoss | NodeKind::ProvenLoss => Some(-1.0),
+            _ => None,
         }
     }
 }
@@ -115,9 +154,16 @@ impl Node {
         Seen { node: self, viewer }
     }
 
+    /// The proven result ([`NodeKind::proven`]) read from `viewer`'s side:
+    /// `1` won for `viewer`, `-1` lost for `viewer`.
+    pub(crate) fn proven_for(&self, viewer: Player) -> Option<f32> {
+        let v = self.kind.proven()?;
+        Some(if self.to_move == viewer { v } else { -v })
+    }
+
     /// Indices of the children, as a range into the arena.
     pub(crate) fn children(&self) -> std::ops::Range<usize> {
-        if self.kind == NodeKind::Expanded {
+        if self.kind.is_expanded() {
             let start = self.first_child as usize;
             start..start + self.num_children as usize
         } else {

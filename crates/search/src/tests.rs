@@ -15,12 +15,14 @@ fn rng() -> StdRng {
     StdRng::seed_from_u64(7)
 }
 
-/// The default config without decisive moves or root proofs: these tests
-/// check the PUCT mechanism itself, on toy games full of short wins.
+/// The default config without decisive moves, root proofs or the solver:
+/// these tests check the PUCT mechanism itself, on toy games full of short
+/// wins.
 pub(crate) fn plain() -> SearchConfig {
     SearchConfig {
         decisive_moves: false,
         win_in_two: false,
+        solver: false,
         ..SearchConfig::default()
     }
 }
@@ -320,13 +322,18 @@ fn double_move_game_is_solved() {
 
 #[test]
 fn terminal_children_scored_exactly() {
-    let tree = search(
-        &TableGame::new(&ALL_TERMINAL),
-        &mut UniformEvaluator,
-        &quiet(),
-        40,
-        &mut rng(),
-    );
+    // With the solver (on by default) the proven win takes every visit.
+    let game = TableGame::new(&ALL_TERMINAL);
+    let solver = SearchConfig {
+        solver: true,
+        ..quiet()
+    };
+    let tree = search(&game, &mut UniformEvaluator, &solver, 40, &mut rng());
+    let visits: Vec<u32> = tree.root_children().iter().map(|c| c.visits).collect();
+    assert_eq!(visits, [39, 0, 0]);
+    assert_eq!(tree.choose_action(0.0, &mut rng()), Some(0));
+    // Without it, PUCT visits each and scores each exactly.
+    let tree = search(&game, &mut UniformEvaluator, &quiet(), 40, &mut rng());
     let q: Vec<f32> = tree.root_children().iter().map(|c| c.q.unwrap()).collect();
     assert_eq!(q, vec![1.0, 0.0, -1.0]);
     let wdl: Vec<Wdl> = tree
@@ -932,8 +939,9 @@ proptest::proptest! {
         eps in 0.0f32..1.0,
         pile in 1u8..15,
         seed in 0u64..1000,
+        solver in proptest::bool::ANY,
     ) {
-        let config = SearchConfig { virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, ..plain() };
+        let config = SearchConfig { virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, solver, ..plain() };
         let mut r = StdRng::seed_from_u64(seed);
         let mut trees = vec![
             Mcts::new(TicTacToe::start(), &config),
@@ -950,6 +958,15 @@ proptest::proptest! {
         // Reuse keeps the invariants, with the kept visits as the new total.
         if let Some(a) = extra[0].choose_action(1.0, &mut r) {
             let kept = extra[0].root_children().iter().find(|c| c.action == a).map_or(0, |c| c.visits);
+            // A child proven by the solver keeps one visit plus its
+            // children's (its other visits stopped at the proof).
+            let nodes = extra[0].nodes();
+            let position = extra[0].root_children().iter().position(|c| c.action == a);
+            let reopened = position
+                .map(|i| nodes[0].first_child as usize + i)
+                .filter(|&c| matches!(nodes[c].kind, NodeKind::ProvenWin | NodeKind::ProvenLoss))
+                .map(|c| 1 + nodes[c].children().map(|g| nodes[g].visits).sum::<u32>());
+            let kept = reopened.unwrap_or(kept);
             extra[0].advance(a).unwrap();
             // A child the search scored terminal by itself (a proven win in
             // two) restarts as a fresh root.
@@ -1029,4 +1046,74 @@ fn decisive_threat_makes_non_blocking_replies_exact_losses() {
         .root_children()
         .iter()
         .any(|c| c.action != 2 && c.q.is_some_and(|q| q > -1.0)));
+}
+
+/// The proven result of each root child from the root's side to move
+/// (MCTS-Solver), in legal-action order.
+fn root_proofs<G: Game>(tree: &Mcts<G>) -> Vec<Option<f32>> {
+    let nodes = tree.nodes();
+    nodes[0]
+        .children()
+        .map(|c| nodes[c].proven_for(nodes[0].to_move))
+        .collect()
+}
+
+/// MCTS-Solver (Winands et al. 2008) on two small games solved exactly by
+/// minimax, one with alternating turns (take 1-3, the last take wins) and
+/// one without (taking 1 keeps the turn, the last take loses): from a
+/// uniform evaluator, every won pile ends with its chosen move proven won,
+/// and every lost pile with every move proven lost, values no sampled
+/// estimate reaches exactly.
+#[test]
+fn solver_proves_small_games() {
+    let config = SearchConfig {
+        solver: true,
+        ..quiet()
+    };
+    for pile in 2..=9u8 {
+        let subtract = search(
+            &Subtract::new(pile),
+            &mut UniformEvaluator,
+            &config,
+            3000,
+            &mut rng(),
+        );
+        let extra = search(
+            &ExtraTurn::new(pile),
+            &mut UniformEvaluator,
+            &config,
+            3000,
+            &mut rng(),
+        );
+        let exact = [
+            (
+                pile % 4 != 0,
+                &root_proofs(&subtract),
+                subtract
+                    .choose_action(0.0, &mut rng())
+                    .map(|a| usize::from(a) - 1),
+            ),
+            (
+                ExtraTurn::solve(pile) > 0.0,
+                &root_proofs(&extra),
+                extra
+                    .choose_action(0.0, &mut rng())
+                    .map(|a| usize::from(a) - 1),
+            ),
+        ];
+        for (won, proofs, chosen) in exact {
+            if won {
+                assert_eq!(
+                    proofs[chosen.unwrap()],
+                    Some(1.0),
+                    "pile {pile}: {proofs:?}"
+                );
+            } else {
+                assert!(
+                    proofs.iter().all(|p| *p == Some(-1.0)),
+                    "pile {pile}: {proofs:?}"
+                );
+            }
+        }
+    }
 }

@@ -112,11 +112,12 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         anchor,
         player_settings: format!(
             "bundles search {} simulations per action unless their spec says otherwise, \
-             contempt {}, policy temperature {}, rollout mix {}",
+             contempt {}, policy temperature {}, rollout mix {}, solver {}",
             args.nodes,
             args.search.contempt,
             args.search.policy_temperature,
-            args.search.rollout_mix
+            args.search.rollout_mix,
+            if args.search.no_solver { "off" } else { "on" }
         ),
     };
     let result = run_ladder(&players, &settings, &args.out, |line| eprintln!("{line}"))?;

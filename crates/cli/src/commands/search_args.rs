@@ -32,6 +32,11 @@ pub struct PlaySearchArgs {
     /// Chess Zero's FPU; 0 = the parent's value) [default: 0.25].
     #[arg(long, allow_hyphen_values = true)]
     pub fpu_reduction: Option<f32>,
+    /// Search bundle players without MCTS-Solver (on by default: wins and
+    /// losses proven in the tree are backed up as proofs; see
+    /// search::SearchConfig::solver). For measuring what it adds.
+    #[arg(long)]
+    pub no_solver: bool,
 }
 
 impl PlaySearchArgs {
@@ -46,6 +51,7 @@ impl PlaySearchArgs {
             policy_temperature: self.policy_temperature,
             c_puct: self.c_puct.unwrap_or(play.c_puct),
             fpu_reduction: self.fpu_reduction.unwrap_or(play.fpu_reduction),
+            solver: !self.no_solver,
             ..play
         };
         config.validate().map_err(|e| {
@@ -59,8 +65,15 @@ impl PlaySearchArgs {
     /// The options as JSON fields (`contempt`, `policy_temperature`,
     /// `rollout_mix`, `c_puct`, `fpu_reduction`; the last two as used,
     /// defaults included), each printed as typed (0.3, not f32's
-    /// 0.30000001).
+    /// 0.30000001), and `solver` (true unless `--no-solver`).
     pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
+        let mut fields = self.numeric_fields();
+        fields.insert("solver".into(), (!self.no_solver).into());
+        fields
+    }
+
+    /// The numeric options of [`Self::json_fields`].
+    fn numeric_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let short =
             |v: f32| serde_json::Value::from(format!("{v}").parse::<f64>().unwrap_or(f64::NAN));
         let play = SearchConfig::for_play();
@@ -126,6 +139,11 @@ mod tests {
         let json = args.json_fields();
         assert_eq!(json["c_puct"], serde_json::json!(2.5));
         assert_eq!(json["fpu_reduction"], serde_json::json!(0.0));
+        // The solver is on unless --no-solver.
+        assert!(default.solver && json["solver"] == serde_json::json!(true));
+        let off = parse(&["--no-solver"]);
+        assert!(!off.search_config().unwrap().solver);
+        assert_eq!(off.json_fields()["solver"], serde_json::json!(false));
         for bad in [
             ["--c-puct", "0"],
             ["--c-puct", "-1"],

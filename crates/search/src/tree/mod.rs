@@ -142,6 +142,27 @@ impl<G: Game> Mcts<G> {
         tree
     }
 
+    /// A node proven below the old root (MCTS-Solver) is the new root: keep
+    /// its subtree but search it again, as a root is never marked proven.
+    /// The descents that stopped at it while proven backed up exact values
+    /// without visiting a child, so its visits are cut back to one plus its
+    /// children's (a search counts root visits toward its budget), its
+    /// win and loss sums in proportion.
+    fn reopen_proven_root(&mut self) {
+        let kept = 1 + self.nodes[0]
+            .children()
+            .map(|c| self.nodes[c].visits)
+            .sum::<u32>();
+        let root = &mut self.nodes[0];
+        root.kind = NodeKind::Expanded;
+        if root.visits > kept {
+            let scale = kept as f32 / root.visits as f32;
+            root.win_sum *= scale;
+            root.loss_sum *= scale;
+            root.visits = kept;
+        }
+    }
+
     /// Drop the whole tree and start over from `root_state`.
     fn reset_to_root_state(&mut self) {
         self.nodes.clear();
@@ -155,6 +176,12 @@ impl<G: Game> Mcts<G> {
     /// Fix the root's side to move, mark it terminal if the game is over,
     /// and arm the root policy's preparation and the root proofs.
     fn init_root(&mut self) {
+        if matches!(
+            self.nodes[0].kind,
+            NodeKind::ProvenWin | NodeKind::ProvenLoss
+        ) {
+            self.reopen_proven_root();
+        }
         if self.nodes[0].kind.terminal_wdl().is_some() && self.root_state.outcome().is_none() {
             // Scored terminal by the search alone below the old root (a
             // two-fold repetition, a proven win): here the game goes on, so
@@ -327,7 +354,7 @@ impl<G: Game> Mcts<G> {
         let mut i = 0;
         while i < nodes.len() {
             let old = nodes[i];
-            if old.kind == NodeKind::Expanded {
+            if old.kind.is_expanded() {
                 let start = nodes.len();
                 for c in old.children() {
                     let mut child = self.nodes[c];

@@ -124,7 +124,33 @@ impl<G: Game> Mcts<G> {
             return self.choose_unexpanded(temperature, rng);
         }
         let child = self.root.choose(&self.root_view(), temperature, rng)?;
-        Some(self.actions[child - 1])
+        Some(self.actions[self.solver_choice(child) - 1])
+    }
+
+    /// The root child to play instead of the root policy's `chosen` when
+    /// the solver ([`crate::SearchConfig::solver`]) knows better: the most
+    /// visited child proven won for the root's side to move, if any; else,
+    /// if `chosen` is proven lost, the most visited child not proven lost,
+    /// if any; else `chosen`.
+    fn solver_choice(&self, chosen: usize) -> usize {
+        if !self.config.solver {
+            return chosen;
+        }
+        let me = self.nodes[0].to_move;
+        let proven = |c: usize| self.nodes[c].proven_for(me);
+        let most_visited_where = |keep: &dyn Fn(usize) -> bool| {
+            self.nodes[0]
+                .children()
+                .filter(|&c| keep(c))
+                .max_by_key(|&c| (self.nodes[c].visits, std::cmp::Reverse(c)))
+        };
+        if let Some(win) = most_visited_where(&|c| proven(c).is_some_and(|v| v > 0.0)) {
+            return win;
+        }
+        if proven(chosen).is_some_and(|v| v < 0.0) {
+            return most_visited_where(&|c| proven(c).is_none()).unwrap_or(chosen);
+        }
+        chosen
     }
 
     /// [`Mcts::choose_action`] before the root is expanded: none at a
@@ -157,7 +183,7 @@ impl<G: Game> Mcts<G> {
     /// drawn). `None` for a PUCT root or an unexpanded or terminal root.
     pub fn gumbel_action(&self) -> Option<G::Action> {
         let child = self.root.gumbel()?.action(&self.root_view())?;
-        Some(self.actions[child - 1])
+        Some(self.actions[self.solver_choice(child) - 1])
     }
 
     /// The expected line: from the root, repeatedly the most visited child

@@ -30,6 +30,10 @@ enum Descent {
 ///   of the same batch looks elsewhere; an unvisited child gets first-play
 ///   urgency `Q(s) - fpu_reduction` (Leela Chess Zero, KataGo).
 ///
+/// With [`SearchConfig::solver`], a child proven won for the parent's side
+/// to move is taken outright and one proven lost is passed over while any
+/// other remains (MCTS-Solver, Winands et al. 2008).
+///
 /// Ties go to the first child in legal-action order.
 pub(crate) fn puct_child(nodes: &[Node], node: usize, config: &SearchConfig) -> usize {
     let parent = &nodes[node];
@@ -47,7 +51,14 @@ pub(crate) fn puct_child(nodes: &[Node], node: usize, config: &SearchConfig) -> 
         } else {
             (child.seen_by(parent.to_move).value_sum() - virtual_visits) / n_eff
         };
-        let score = q + config.c_puct * child.prior * sqrt_n / (1.0 + n_eff);
+        let mut score = q + config.c_puct * child.prior * sqrt_n / (1.0 + n_eff);
+        if config.solver {
+            match child.proven_for(parent.to_move) {
+                Some(v) if v > 0.0 => return c,
+                Some(_) => score = PROVEN_LOSS_SCORE,
+                None => {}
+            }
+        }
         if score > best_score {
             best_score = score;
             best = c;
@@ -55,6 +66,11 @@ pub(crate) fn puct_child(nodes: &[Node], node: usize, config: &SearchConfig) -> 
     }
     best
 }
+
+/// The PUCT score of a child proven lost for the parent: below every open
+/// child's (scores are within a few units), above the initial best, so the
+/// first such child is chosen when all are lost.
+const PROVEN_LOSS_SCORE: f32 = -1.0e9;
 
 impl<G: Game> Mcts<G> {
     /// Descend up to `max_leaves` times, each with virtual loss on its path,
@@ -67,7 +83,7 @@ impl<G: Game> Mcts<G> {
     /// Returns the number of leaves added to [`Mcts::pending_leaves`]. May be
     /// called again before applying; leaves accumulate.
     pub fn select_leaves<R: Rng + ?Sized>(&mut self, max_leaves: usize, rng: &mut R) -> usize {
-        let expanded = self.nodes[0].kind == NodeKind::Expanded;
+        let expanded = self.nodes[0].kind.is_expanded();
         if self.prepare_pending && expanded {
             self.prepare_pending = false;
             let explore = self.exploration();
@@ -108,7 +124,9 @@ impl<G: Game> Mcts<G> {
         loop {
             self.path.push(node as u32);
             match self.nodes[node].kind {
-                NodeKind::Expanded => {
+                // The root searches on below a proof: its children are
+                // what the move choice and the policy target read.
+                kind if kind == NodeKind::Expanded || (node == 0 && kind.is_expanded()) => {
                     let child = self.select_child(node);
                     self.pending_positions[slot].play(self.actions[child - 1]);
                     node = child;
@@ -149,7 +167,11 @@ impl<G: Game> Mcts<G> {
             return Descent::Terminal;
         }
         if self.config.decisive_moves && self.expand_decisive(leaf, slot) {
-            // Expanded over its winning actions, and worth an exact win.
+            // Expanded over its winning actions, and worth an exact win:
+            // proven (MCTS-Solver) when the solver is on.
+            if self.config.solver {
+                self.nodes[leaf].kind = NodeKind::ProvenWin;
+            }
             self.score_terminal(NodeKind::TerminalWin, to_move);
             return Descent::Terminal;
         }
