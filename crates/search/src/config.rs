@@ -113,7 +113,9 @@ pub struct SearchConfig {
     /// over proven-lost ones; the move choice plays a proven win and
     /// avoids a proven loss while an open move remains
     /// ([`crate::Mcts::choose_action`]). Draws are not propagated.
-    /// Default true.
+    /// Default false (self-play: its effect on learning is not measured
+    /// yet); on in play ([`SearchConfig::for_play`]: bots, matches,
+    /// evaluation), where its A/B was neutral (`docs/experiments.md`).
     pub solver: bool,
     /// Policy softmax temperature `T` (Leela Chess Zero's
     /// `PolicySoftmaxTemp`): a new node's priors are `p_i^(1/T)`
@@ -144,12 +146,14 @@ pub enum RootKind {
 pub const PLAY_POLICY_TEMPERATURE: f32 = 1.6;
 
 impl SearchConfig {
-    /// The defaults for play rather than self-play: no root noise and the
-    /// priors flattened by [`PLAY_POLICY_TEMPERATURE`].
+    /// The defaults for play rather than self-play: no root noise, the
+    /// priors flattened by [`PLAY_POLICY_TEMPERATURE`] and MCTS-Solver on
+    /// ([`SearchConfig::solver`]).
     pub fn for_play() -> Self {
         SearchConfig {
             dirichlet_epsilon: 0.0,
             policy_temperature: PLAY_POLICY_TEMPERATURE,
+            solver: true,
             ..SearchConfig::default()
         }
     }
@@ -175,7 +179,7 @@ impl Default for SearchConfig {
             decisive_moves: true,
             two_fold_draws: true,
             win_in_two: true,
-            solver: true,
+            solver: false,
             policy_temperature: 1.0,
         }
     }
