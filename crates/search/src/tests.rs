@@ -1064,44 +1064,28 @@ fn root_proofs<G: Game>(tree: &Mcts<G>) -> Vec<Option<f32>> {
 /// uniform evaluator, every won pile ends with its chosen move proven won,
 /// and every lost pile with every move proven lost, values no sampled
 /// estimate reaches exactly.
-#[test]
-fn solver_proves_small_games() {
+/// The root proofs after a 3000-simulation solver search of `game`, and
+/// the index of the action it chooses (actions `1..=3` are taken amounts).
+fn solved<G: Game<Action = u8>>(game: &G) -> (Vec<Option<f32>>, Option<usize>) {
     let config = SearchConfig {
         solver: true,
         ..quiet()
     };
+    let tree = search(game, &mut UniformEvaluator, &config, 3000, &mut rng());
+    let chosen = tree
+        .choose_action(0.0, &mut rng())
+        .map(|a| usize::from(a) - 1);
+    (root_proofs(&tree), chosen)
+}
+
+#[test]
+fn solver_proves_small_games() {
     for pile in 2..=9u8 {
-        let subtract = search(
-            &Subtract::new(pile),
-            &mut UniformEvaluator,
-            &config,
-            3000,
-            &mut rng(),
-        );
-        let extra = search(
-            &ExtraTurn::new(pile),
-            &mut UniformEvaluator,
-            &config,
-            3000,
-            &mut rng(),
-        );
         let exact = [
-            (
-                pile % 4 != 0,
-                &root_proofs(&subtract),
-                subtract
-                    .choose_action(0.0, &mut rng())
-                    .map(|a| usize::from(a) - 1),
-            ),
-            (
-                ExtraTurn::solve(pile) > 0.0,
-                &root_proofs(&extra),
-                extra
-                    .choose_action(0.0, &mut rng())
-                    .map(|a| usize::from(a) - 1),
-            ),
+            (pile % 4 != 0, solved(&Subtract::new(pile))),
+            (ExtraTurn::solve(pile) > 0.0, solved(&ExtraTurn::new(pile))),
         ];
-        for (won, proofs, chosen) in exact {
+        for (won, (proofs, chosen)) in exact {
             if won {
                 assert_eq!(
                     proofs[chosen.unwrap()],
