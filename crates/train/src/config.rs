@@ -206,7 +206,8 @@ pub struct RunConfig {
     /// Master seed (self-play and training randomness derive from it).
     #[serde(default)]
     pub seed: u64,
-    /// Threads for rayon and the CPU backend (0 = all cores).
+    /// Threads for rayon and the CPU backend (0 = all cores; at most
+    /// [`MAX_THREADS`]).
     #[serde(default)]
     pub threads: usize,
     /// Start position text (default: the variant's standard start).
@@ -301,6 +302,12 @@ impl RunConfig {
 
     /// Check every range; the message names the key.
     pub fn validate(&self) -> Result<(), String> {
+        if self.threads > MAX_THREADS {
+            return Err(format!(
+                "threads must be in 0..={MAX_THREADS} (0 = all cores), got {}",
+                self.threads
+            ));
+        }
         let n = &self.network;
         let t = &self.training;
         let checks: [(bool, &str); 12] = [
@@ -361,6 +368,11 @@ impl RunConfig {
         self.selfplay.validate()
     }
 }
+
+/// The most `threads` a run config may ask for: far above any machine's
+/// cores, low enough that a typo (`threads = 99999`) is refused instead of
+/// hanging while the thread pool is created.
+pub const MAX_THREADS: usize = 1024;
 
 /// The message for a `[search] leaves_per_batch` that a run would ignore.
 const LEAVES_PER_BATCH_IGNORED: &str = "search.leaves_per_batch has no effect in a run config: \
@@ -438,6 +450,21 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("chess"));
+    }
+
+    #[test]
+    fn threads_above_the_limit_are_refused_with_the_value() {
+        let ok = "variant = \"shakti\"\ngenerations = 2\n";
+        for fine in [0, 1, 64, MAX_THREADS] {
+            let text = format!("threads = {fine}\n{ok}");
+            assert_eq!(RunConfig::from_toml(&text, "t").unwrap().threads, fine);
+        }
+        let text = format!("threads = 99999\n{ok}");
+        let e = RunConfig::from_toml(&text, "t").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "invalid config t: threads must be in 0..=1024 (0 = all cores), got 99999"
+        );
     }
 
     #[test]
