@@ -31,7 +31,7 @@ use crate::wdl::WdlCounts;
 pub struct SprtConfig {
     /// Elo difference under H0 (e.g. 0).
     pub elo0: f64,
-    /// Elo difference under H1 (e.g. 10); must differ from `elo0`.
+    /// Elo difference under H1 (e.g. 10); must be greater than `elo0`.
     pub elo1: f64,
     /// False-positive rate α in `(0, 1)`.
     pub alpha: f64,
@@ -110,14 +110,16 @@ impl SprtConfig {
         Ok(c)
     }
 
-    /// Check `elo0 != elo1` (finite) and `α, β ∈ (0, 1)` with `α + β < 1`.
+    /// Check `elo0 < elo1` (both finite) and `α, β ∈ (0, 1)` with
+    /// `α + β < 1`.
     ///
     /// # Errors
     /// [`SprtError::Range`].
     pub fn validate(&self) -> Result<(), SprtError> {
-        if !(self.elo0.is_finite() && self.elo1.is_finite()) || self.elo0 == self.elo1 {
+        if !(self.elo0.is_finite() && self.elo1.is_finite()) || self.elo0 >= self.elo1 {
             return Err(SprtError::Range(format!(
-                "elo0 = {} and elo1 = {} must be finite and different",
+                "elo0 = {} and elo1 = {} must be finite with elo0 < elo1 \
+                 (H0 is the smaller Elo difference)",
                 self.elo0, self.elo1
             )));
         }
@@ -259,5 +261,20 @@ mod tests {
         assert!(SprtConfig::parse("0,0,0.05,0.05").is_err());
         assert!(SprtConfig::parse("0,5,0.6,0.5").is_err());
         assert!(SprtConfig::parse("a,b,c,d").is_err());
+    }
+
+    #[test]
+    fn elo0_must_be_below_elo1() {
+        assert_eq!(
+            SprtConfig::parse("50,0,0.05,0.05").unwrap_err().to_string(),
+            "bad SPRT settings: elo0 = 50 and elo1 = 0 must be finite with elo0 < elo1 \
+             (H0 is the smaller Elo difference)"
+        );
+        assert_eq!(
+            SprtConfig::parse("10,10,0.05,0.05").unwrap_err().to_string(),
+            "bad SPRT settings: elo0 = 10 and elo1 = 10 must be finite with elo0 < elo1 \
+             (H0 is the smaller Elo difference)"
+        );
+        assert!(SprtConfig::parse("-10,0,0.05,0.05").is_ok());
     }
 }

@@ -29,7 +29,8 @@ pub struct MatchArgs {
     /// Games played in parallel.
     #[arg(long, default_value_t = 2)]
     pub concurrency: usize,
-    /// SPRT `elo0,elo1,alpha,beta` (e.g. 0,10,0.05,0.05): stop as soon as it decides.
+    /// SPRT `elo0,elo1,alpha,beta` with elo0 < elo1 (e.g. 0,10,0.05,0.05):
+    /// stop as soon as it decides.
     #[arg(long)]
     pub sprt: Option<String>,
     /// Random plies from the start before the players take over (the two
