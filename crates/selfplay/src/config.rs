@@ -34,8 +34,10 @@ pub struct SelfPlayConfig {
     /// `fast_simulations`, without root exploration, and is not recorded.
     /// In `[0, 1]`; 1 (the default) = every move full (off).
     pub full_search_prob: f32,
-    /// Root visits of a fast search (KataGo's `n`). `1..=simulations` when
-    /// `full_search_prob < 1`. Default 16.
+    /// Root visits of a fast search (KataGo's `n`). `1..=simulations`, and
+    /// at most `second_player_simulations` when that is set, when
+    /// `full_search_prob < 1`: a fast search is never deeper than either
+    /// player's full search. Default 16.
     pub fast_simulations: u32,
     /// Leaves collected per tree per batch step (virtual loss spreads them).
     /// Self-play reads this key only: the `search` settings' own
@@ -186,18 +188,40 @@ impl SelfPlayConfig {
     }
 
     /// Check ranges; the message names the offending key (the first
-    /// failing check of the general, playout cap and resignation checks,
-    /// in that order).
+    /// failing check of the general, playout cap (with the second player's
+    /// budget) and resignation checks, in that order).
     ///
     /// # Errors
     /// The message of the first failing check.
     pub fn validate(&self) -> Result<(), String> {
-        self.general_checks()
-            .iter()
-            .chain(&self.cap_checks())
-            .chain(&self.resign_checks())
-            .find(|(ok, _)| !ok)
-            .map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
+        let first_failing = |checks: &[(bool, &'static str)]| {
+            checks
+                .iter()
+                .find(|(ok, _)| !ok)
+                .map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
+        };
+        first_failing(&self.general_checks())?;
+        first_failing(&self.cap_checks())?;
+        self.second_player_cap_check()?;
+        first_failing(&self.resign_checks())
+    }
+
+    /// With playout cap randomisation on and a second player's budget set,
+    /// `fast_simulations` must not exceed that budget either (the first
+    /// player's, `simulations`, is in [`Self::cap_checks`]).
+    fn second_player_cap_check(&self) -> Result<(), String> {
+        let second = self.full_simulations(Player::Second);
+        if self.full_search_prob < 1.0
+            && self.second_player_simulations > 0
+            && self.fast_simulations > second
+        {
+            return Err(format!(
+                "selfplay.fast_simulations must be in 1..=selfplay.second_player_simulations \
+                 ({second}) when full_search_prob < 1, got {}",
+                self.fast_simulations
+            ));
+        }
+        Ok(())
     }
 
     /// Sizes, budgets, temperatures, the ply cap and its adjudication.

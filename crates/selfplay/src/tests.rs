@@ -335,6 +335,38 @@ fn config_checks_the_playout_cap_keys() {
 }
 
 #[test]
+fn fast_simulations_are_checked_against_the_second_players_budget() {
+    let text = "simulations = 64\nsecond_player_simulations = 4\n\
+                full_search_prob = 0.5\nfast_simulations = 40\n";
+    let bad: SelfPlayConfig = toml::from_str(text).unwrap();
+    assert_eq!(
+        bad.validate(),
+        Err(
+            "selfplay.fast_simulations must be in 1..=selfplay.second_player_simulations (4) \
+             when full_search_prob < 1, got 40"
+                .into()
+        )
+    );
+    // Within both budgets, with the cap off, or with no second budget: fine.
+    for ok in [
+        SelfPlayConfig {
+            fast_simulations: 4,
+            ..bad.clone()
+        },
+        SelfPlayConfig {
+            full_search_prob: 1.0,
+            ..bad.clone()
+        },
+        SelfPlayConfig {
+            second_player_simulations: 0,
+            ..bad.clone()
+        },
+    ] {
+        assert_eq!(ok.validate(), Ok(()), "{ok:?}");
+    }
+}
+
+#[test]
 fn gumbel_self_play_records_improved_policies() {
     // Without decisive moves: a position with a win in one action gets
     // a target on the winning actions only (their priors are the only
