@@ -270,6 +270,73 @@ fn a_config_that_does_not_fit_the_run_changes_nothing() {
     );
 }
 
+/// `train --init-from` a bundle that does not fit the config (another
+/// variant, another network shape, damaged weights) into a new run
+/// directory is refused before the directory, or any missing parent of
+/// it, is created.
+#[test]
+fn a_refused_init_bundle_creates_no_run_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("tiny.toml");
+    std::fs::write(&config, support::tiny_config(1, 5)).unwrap();
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    // Damaged weights: a copy of the shipped shakti bundle, one bit flipped.
+    let damaged = tmp.path().join("damaged");
+    std::fs::create_dir(&damaged).unwrap();
+    for name in ["model.json", "model.safetensors"] {
+        std::fs::copy(models.join("shakti").join(name), damaged.join(name)).unwrap();
+    }
+    let weights = damaged.join("model.safetensors");
+    let mut w = std::fs::read(&weights).unwrap();
+    let mid = w.len() / 2;
+    w[mid] ^= 0x01;
+    std::fs::write(&weights, &w).unwrap();
+    let parent = tmp.path().join("new");
+    let run = parent.join("run");
+    for (bundle, expected) in [
+        (models.join("losers"), "losers"),
+        (
+            models.join("shakti"),
+            "filters = 32 (the config asks for 8)",
+        ),
+        (damaged.clone(), "weights checksum mismatch"),
+    ] {
+        let out = lokizero(&[
+            "train",
+            "--config",
+            config.to_str().unwrap(),
+            "--run-dir",
+            run.to_str().unwrap(),
+            "--init-from",
+            bundle.to_str().unwrap(),
+            "--quiet",
+        ]);
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("--init-from {}: ", bundle.display())) && err.contains(expected),
+            "{err}"
+        );
+        assert!(!parent.exists(), "{} was created", parent.display());
+    }
+    // An existing (empty) directory is kept as it was: nothing is written
+    // into it, and it is not removed.
+    std::fs::create_dir_all(&run).unwrap();
+    let out = lokizero(&[
+        "train",
+        "--config",
+        config.to_str().unwrap(),
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--init-from",
+        models.join("losers").to_str().unwrap(),
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    assert!(run.is_dir());
+    assert_eq!(std::fs::read_dir(&run).unwrap().count(), 0);
+}
+
 /// `export --out` onto a file or a folder that is not a bundle is refused
 /// and leaves it as it was.
 #[test]

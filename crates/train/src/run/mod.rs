@@ -127,6 +127,18 @@ pub fn run<E: Encode>(
     let dir = RunDir {
         root: run_dir.to_path_buf(),
     };
+    let start = match &config.start {
+        Some(t) => E::from_text(t).map_err(|e| TrainError::StartPosition(e.to_string()))?,
+        None => E::start(),
+    };
+    // A new run directory: the bundle it starts from (variant, shape,
+    // weights) is checked before the directory is created, so a refused
+    // bundle leaves nothing behind.
+    let early_init = if dir.root.exists() {
+        None
+    } else {
+        init_bundle::<E>(config, options, &shape_for::<E>(config), device)?
+    };
     std::fs::create_dir_all(&dir.root).map_err(TrainError::io("create", &dir.root))?;
     let _lock = crate::lock::RunLock::acquire(&dir.root)?;
     // Leftovers of writers killed mid-write (`.tmp-*`, `.old-*`): nothing
@@ -134,11 +146,7 @@ pub fn run<E: Encode>(
     for folder in [dir.root.clone(), dir.root.join("checkpoints"), dir.replay()] {
         remove_stale_temps(&folder).map_err(TrainError::io("clean temporary files in", &folder))?;
     }
-    let start = match &config.start {
-        Some(t) => E::from_text(t).map_err(|e| TrainError::StartPosition(e.to_string()))?,
-        None => E::start(),
-    };
-    let mut done = open_run::<E>(config, &dir, device, options)?;
+    let mut done = open_run::<E>(config, &dir, device, options, early_init)?;
     let ctx = RunContext {
         config,
         dir: &dir,
@@ -164,14 +172,33 @@ pub fn run<E: Encode>(
     })
 }
 
+/// The bundle a new run starts from (`--init-from`, else the config's
+/// `init_from`), loaded and checked against `E` and `shape`; `None`
+/// without one.
+fn init_bundle<E: Encode>(
+    config: &RunConfig,
+    options: &RunOptions,
+    shape: &NetShape,
+    device: &Device,
+) -> Result<Option<resume::InitBundle>> {
+    options
+        .init_from
+        .as_deref()
+        .or(config.init_from.as_deref())
+        .map(|bundle| resume::load_init_bundle::<E>(bundle, shape, device))
+        .transpose()
+}
+
 /// Resume the run in `dir`, or start it (from `--init-from`'s bundle or an
 /// untrained network); returns the last completed generation. The config
-/// is written into the run only once it is known to fit.
+/// is written into the run only once it is known to fit. `early_init` is
+/// the start bundle when [`run`] already loaded it (a new directory).
 fn open_run<E: Encode>(
     config: &RunConfig,
     dir: &RunDir,
     device: &Device,
     options: &RunOptions,
+    early_init: Option<resume::InitBundle>,
 ) -> Result<u32> {
     let shape = shape_for::<E>(config);
     let resumed = dir.newest_checkpoint();
@@ -180,12 +207,10 @@ fn open_run<E: Encode>(
     }
     // A bundle to start from is checked (variant, shape) before anything
     // is written.
-    let init = match (
-        resumed,
-        options.init_from.as_deref().or(config.init_from.as_deref()),
-    ) {
-        (None, Some(bundle)) => Some(resume::load_init_bundle::<E>(bundle, &shape, device)?),
-        _ => None,
+    let init = match (resumed, early_init) {
+        (Some(_), _) => None,
+        (None, Some(init)) => Some(init),
+        (None, None) => init_bundle::<E>(config, options, &shape, device)?,
     };
     // The config of the latest invocation, for the record.
     let text = toml::to_string(config)?;
