@@ -373,6 +373,51 @@ fn export_never_replaces_what_is_not_a_bundle() {
     );
 }
 
+/// `export --out` onto a bundle of another variant is refused, naming both
+/// variants, and leaves it as it was; `--force` replaces it, and a bundle
+/// of the same variant is replaced without it.
+#[test]
+fn export_never_replaces_a_bundle_of_another_variant_unforced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let out_dir = tmp.path().join("losers");
+    std::fs::create_dir(&out_dir).unwrap();
+    for name in ["model.json", "model.safetensors"] {
+        std::fs::copy(models.join("losers").join(name), out_dir.join(name)).unwrap();
+    }
+    let shakti = models.join("shakti");
+    let export = |extra: &[&str]| {
+        let mut args = vec![
+            "export",
+            "--model",
+            shakti.to_str().unwrap(),
+            "--out",
+            out_dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        lokizero(&args)
+    };
+    let before = files(&out_dir);
+    let out = export(&[]);
+    assert!(!out.status.success());
+    assert_eq!(
+        stderr(&out).trim_end(),
+        format!(
+            "error: --out {} holds a losers bundle, --model is a shakti bundle; \
+             refusing to replace it (use another --out, or --force to replace it)",
+            out_dir.display()
+        )
+    );
+    assert_eq!(files(&out_dir), before);
+    // --force replaces it; then a re-export of the same variant needs none.
+    let out = export(&["--force"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let meta = std::fs::read_to_string(out_dir.join("model.json")).unwrap();
+    assert!(meta.contains("\"variant\": \"shakti\""), "{meta}");
+    let out = export(&[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
 /// Bench and play arguments that cannot be measured or played are refused
 /// with a message naming the option (no panic, nothing run).
 #[test]

@@ -1,7 +1,7 @@
 //! `lokizero export`: ship a checkpoint as a bundle (e.g. into models/),
 //! verified on the way and with its measured strength recorded.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, Context, Result};
 use clap::Args;
@@ -28,6 +28,11 @@ pub struct ExportArgs {
     /// unless the SPRT accepted H1.
     #[arg(long, value_name = "MATCH_JSON")]
     promoted_by: Option<PathBuf>,
+    /// Replace an existing bundle at --out even when its model.json names
+    /// another variant than --model's (without it, that is refused; a
+    /// bundle of the same variant is always replaced).
+    #[arg(long)]
+    force: bool,
 }
 
 /// Verify, annotate and write the bundle.
@@ -37,6 +42,9 @@ pub fn run(args: ExportArgs) -> Result<()> {
 }
 
 fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
+    if !args.force {
+        check_same_variant(&args.out, &G::VARIANT.to_string())?;
+    }
     let device = model::device_from_name("cpu").map_err(|e| anyhow!(e))?;
     let (net, mut meta) = load_bundle::<G>(&args.model, &device)?;
     let results = args
@@ -72,6 +80,27 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
         args.out.display()
     );
     Ok(())
+}
+
+/// Refuse to replace a bundle at `out` whose `model.json` names another
+/// variant than `variant` (`--force` skips this). Anything else at `out`
+/// (nothing, an empty folder, a bundle of `variant`, a folder that is not
+/// a bundle) is left to `save_bundle`'s own checks.
+fn check_same_variant(out: &Path, variant: &str) -> Result<()> {
+    let Ok(text) = std::fs::read(out.join(model::bundle::META_FILE)) else {
+        return Ok(());
+    };
+    let existing = serde_json::from_slice::<serde_json::Value>(&text)
+        .ok()
+        .and_then(|m| m["variant"].as_str().map(str::to_string));
+    match existing {
+        Some(existing) if existing != variant => Err(anyhow!(
+            "--out {} holds a {existing} bundle, --model is a {variant} bundle; \
+             refusing to replace it (use another --out, or --force to replace it)",
+            out.display()
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A promotion is a match of this bundle (A) against another bundle (B):
