@@ -431,7 +431,7 @@ fn bad_bench_and_play_arguments_are_refused() {
     let never_str = never.to_str().unwrap();
     let losers_config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/losers.toml");
     let losers_config = losers_config.to_str().unwrap();
-    let cases: [(&[&str], &str); 15] = [
+    let cases: [(&[&str], &str); 16] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -464,12 +464,19 @@ fn bad_bench_and_play_arguments_are_refused() {
             &["play", "--model", shakti, "--contempt", "inf"],
             "--contempt",
         ),
+        (
+            &["play", "--model", shakti, "--policy-temperature", "inf"],
+            "policy_temperature = inf is out of range (expected finite and > 0)",
+        ),
         (&["play", "--model", shakti, "--ply-cap", "0"], "--ply-cap"),
         (
             &["play", "--model", shakti, "--device", "gpu"],
             "this build has no GPU backend: rebuild with `--features wgpu`",
         ),
-        (&["match", &bundle_zero, "random"], "bad search budget `0`"),
+        (
+            &["match", &bundle_zero, "random"],
+            "\": bad search budget `0`: expected N > 0 simulations, Nms or Ns",
+        ),
         (
             &[
                 "match",

@@ -59,6 +59,14 @@ pub enum SpecError {
     /// Unknown or malformed spec text.
     #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms]")]
     Syntax(String),
+    /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
+    #[error("bad player spec {spec:?}: bad search budget `{budget}`: expected N > 0 simulations, Nms or Ns")]
+    Budget {
+        /// The spec.
+        spec: String,
+        /// Its budget text.
+        budget: String,
+    },
     /// The bundle could not be loaded.
     #[error("player {spec:?}: {source}")]
     Bundle {
@@ -121,7 +129,8 @@ impl PlayerSpec {
     /// Parse a spec (module docs).
     ///
     /// # Errors
-    /// [`SpecError::Syntax`].
+    /// [`SpecError::Syntax`], or [`SpecError::Budget`] for a malformed
+    /// search budget.
     pub fn parse(text: &str) -> Result<Self, SpecError> {
         let bad = || SpecError::Syntax(text.to_string());
         let t = text.trim();
@@ -131,11 +140,12 @@ impl PlayerSpec {
             _ => {}
         }
         if let Some(n) = t.strip_prefix("uct:") {
-            return parse_budget(n).map(PlayerSpec::Uct).ok_or_else(|| {
-                SpecError::Syntax(format!(
-                    "{text} (bad search budget `{n}`: expected N > 0 simulations, Nms or Ns)"
-                ))
-            });
+            return parse_budget(n)
+                .map(PlayerSpec::Uct)
+                .ok_or_else(|| SpecError::Budget {
+                    spec: text.to_string(),
+                    budget: n.to_string(),
+                });
         }
         if let Some(rest) = t.strip_prefix("bundle:") {
             if rest.is_empty() {
@@ -151,9 +161,10 @@ impl PlayerSpec {
                 // A number-like tail that is no budget (`:0`, `:-5`, `:0ms`)
                 // is a mistake, not part of the folder name.
                 if tail.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
-                    return Err(SpecError::Syntax(format!(
-                        "{text} (bad search budget `{tail}`: expected N > 0 simulations, Nms or Ns)"
-                    )));
+                    return Err(SpecError::Budget {
+                        spec: text.to_string(),
+                        budget: tail.to_string(),
+                    });
                 }
             }
             return Ok(PlayerSpec::Bundle {
@@ -503,6 +514,21 @@ mod tests {
         ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_bad_budget_is_named_after_the_quoted_spec() {
+        let expected = "expected N > 0 simulations, Nms or Ns";
+        assert_eq!(
+            PlayerSpec::parse("uct:abc").unwrap_err().to_string(),
+            format!("bad player spec \"uct:abc\": bad search budget `abc`: {expected}")
+        );
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/shakti:0ms")
+                .unwrap_err()
+                .to_string(),
+            format!("bad player spec \"bundle:models/shakti:0ms\": bad search budget `0ms`: {expected}")
+        );
     }
 
     #[test]

@@ -224,18 +224,18 @@ impl SearchConfig {
     /// # Errors
     /// [`ConfigError::OutOfRange`] for the first field out of range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check("c_puct", self.c_puct, self.c_puct > 0.0, "> 0")?;
+        check("c_puct", self.c_puct, self.c_puct > 0.0, "finite and > 0")?;
         check(
             "fpu_reduction",
             self.fpu_reduction,
             self.fpu_reduction >= 0.0,
-            ">= 0",
+            "finite and >= 0",
         )?;
         check(
             "dirichlet_alpha",
             self.dirichlet_alpha,
             self.dirichlet_alpha > 0.0,
-            "> 0",
+            "finite and > 0",
         )?;
         check(
             "dirichlet_epsilon",
@@ -247,7 +247,7 @@ impl SearchConfig {
             "virtual_loss",
             self.virtual_loss,
             self.virtual_loss >= 0.0,
-            ">= 0",
+            "finite and >= 0",
         )?;
         check(
             "contempt",
@@ -259,7 +259,7 @@ impl SearchConfig {
             "policy_temperature",
             self.policy_temperature,
             self.policy_temperature > 0.0,
-            "> 0",
+            "finite and > 0",
         )?;
         if self.leaves_per_batch == 0 {
             return Err(ConfigError::OutOfRange {
@@ -279,19 +279,19 @@ impl SearchConfig {
             "gumbel_c_visit",
             self.gumbel_c_visit,
             self.gumbel_c_visit >= 0.0,
-            ">= 0",
+            "finite and >= 0",
         )?;
         check(
             "gumbel_c_scale",
             self.gumbel_c_scale,
             self.gumbel_c_scale >= 0.0,
-            ">= 0",
+            "finite and >= 0",
         )?;
         check(
             "forced_playouts_k",
             self.forced_playouts_k,
             self.forced_playouts_k > 0.0,
-            "> 0",
+            "finite and > 0",
         )?;
         Ok(())
     }
@@ -362,12 +362,12 @@ impl TemperatureSchedule {
     /// # Errors
     /// [`ConfigError::OutOfRange`] naming the field.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check("initial", self.initial, self.initial >= 0.0, ">= 0")?;
+        check("initial", self.initial, self.initial >= 0.0, "finite and >= 0")?;
         check(
             "final_temperature",
             self.final_temperature,
             self.final_temperature >= 0.0,
-            ">= 0",
+            "finite and >= 0",
         )
     }
 }

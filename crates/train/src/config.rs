@@ -330,7 +330,7 @@ impl RunConfig {
             ),
             (
                 t.sample_reuse.is_finite() && t.sample_reuse > 0.0,
-                "training.sample_reuse must be > 0",
+                "training.sample_reuse must be finite and > 0",
             ),
             (
                 !t.lr_schedule.is_empty()
@@ -341,7 +341,7 @@ impl RunConfig {
             ),
             (
                 t.weight_decay.is_finite() && t.weight_decay >= 0.0,
-                "training.weight_decay must be >= 0",
+                "training.weight_decay must be finite and >= 0",
             ),
             (t.replay_window >= 1, "training.replay_window must be >= 1"),
             (

@@ -73,7 +73,17 @@ fn out_of_range_values_are_named() {
         (
             "",
             "[training]\nsample_reuse = nan",
-            "training.sample_reuse must be > 0",
+            "training.sample_reuse must be finite and > 0",
+        ),
+        (
+            "",
+            "[training]\nsample_reuse = inf",
+            "training.sample_reuse must be finite and > 0",
+        ),
+        (
+            "",
+            "[search]\npolicy_temperature = inf",
+            "search config: policy_temperature = inf is out of range (expected finite and > 0)",
         ),
         (
             "",
@@ -93,7 +103,7 @@ fn out_of_range_values_are_named() {
         (
             "",
             "[search]\nc_puct = -1.0",
-            "search config: c_puct = -1 is out of range (expected > 0)",
+            "search config: c_puct = -1 is out of range (expected finite and > 0)",
         ),
     ];
     for (top, table, message) in cases {
