@@ -1,11 +1,10 @@
 //! The page and the OpenAPI file, embedded in the binary so the service
 //! needs no files beside the bundles.
 
-use axum::extract::Path;
 use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
 use axum::response::{IntoResponse, Response};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, ApiPath};
 
 /// The OpenAPI description of the JSON API (served at `/api/openapi.json`).
 pub const OPENAPI: &str = include_str!("../assets/openapi.json");
@@ -56,7 +55,7 @@ pub async fn index() -> Result<Response, ApiError> {
 }
 
 /// `GET /assets/{name}`.
-pub async fn asset(Path(name): Path<String>) -> Result<Response, ApiError> {
+pub async fn asset(ApiPath(name): ApiPath<String>) -> Result<Response, ApiError> {
     file(&name)
 }
 

@@ -2,8 +2,9 @@
 //! `{"error": "<message naming the problem>"}`; nothing the client sends
 //! may panic the service.
 
-use axum::extract::rejection::JsonRejection;
-use axum::extract::{FromRequest, Request};
+use axum::extract::rejection::{JsonRejection, PathRejection};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -20,6 +21,17 @@ pub enum ApiError {
         /// The HTTP status of the rejection.
         status: StatusCode,
         /// What was wrong, from the JSON parser.
+        message: String,
+    },
+    /// A parameter of the URL path (a game id, an asset name) that cannot
+    /// be extracted, e.g. not UTF-8 once percent-decoded
+    /// (`GET /api/games/%ff%fe`); `status` is axum's (400, or 500 for a
+    /// route without the parameter).
+    #[error("{message}")]
+    PathParam {
+        /// The HTTP status of the rejection.
+        status: StatusCode,
+        /// What was wrong, naming the parameter.
         message: String,
     },
     /// No endpoint or page at this path.
@@ -62,7 +74,7 @@ impl ApiError {
     /// The HTTP status of this error.
     pub fn status(&self) -> StatusCode {
         match self {
-            ApiError::Body { status, .. } => *status,
+            ApiError::Body { status, .. } | ApiError::PathParam { status, .. } => *status,
             ApiError::NotFound | ApiError::UnknownGame(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::UnknownVariant(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
@@ -87,6 +99,15 @@ impl From<JsonRejection> for ApiError {
             rejection.body_text()
         };
         ApiError::Body { status, message }
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> Self {
+        ApiError::PathParam {
+            status: rejection.status(),
+            message: rejection.body_text(),
+        }
     }
 }
 
@@ -123,6 +144,26 @@ where
         Json::<T>::from_request(req, state)
             .await
             .map(|Json(value)| ApiJson(value))
+            .map_err(ApiError::from)
+    }
+}
+
+/// `axum::extract::Path` whose rejections are [`ApiError`]s, so a path
+/// parameter that cannot be extracted gets the same JSON error shape as
+/// every other failure instead of axum's plain-text answer.
+pub struct ApiPath<T>(pub T);
+
+impl<S, T> FromRequestParts<S> for ApiPath<T>
+where
+    Path<T>: FromRequestParts<S, Rejection = PathRejection>,
+    S: Send + Sync,
+{
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
+        Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Path(value)| ApiPath(value))
             .map_err(ApiError::from)
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::State;
 use axum::Json;
 use bot::protocol::{self, AnalyseRequest};
 use bot::Limits;
@@ -12,7 +12,7 @@ use rules::{Player, VariantId};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::error::{ApiError, ApiJson};
+use crate::error::{ApiError, ApiJson, ApiPath};
 use crate::levels::{Level, DEFAULT_LEVEL, LEVELS};
 use crate::search::choose;
 use crate::table::{new_table, TableView};
@@ -114,7 +114,7 @@ pub async fn create_game(
 /// `GET /api/games/{id}`.
 pub async fn get_game(
     State(service): State<Arc<Service>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
 ) -> Result<Json<GameState>, ApiError> {
     let view = service.games.view(&id)?;
     Ok(Json(GameState { id, view }))
@@ -123,7 +123,7 @@ pub async fn get_game(
 /// `POST /api/games/{id}/moves`.
 pub async fn play_move(
     State(service): State<Arc<Service>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<MoveRequest>,
 ) -> Result<Json<GameState>, ApiError> {
     let view = service.games.play(&id, &request.token)?;
@@ -133,7 +133,7 @@ pub async fn play_move(
 /// `POST /api/games/{id}/bot`.
 pub async fn bot_move(
     State(service): State<Arc<Service>>,
-    Path(id): Path<String>,
+    ApiPath(id): ApiPath<String>,
     ApiJson(request): ApiJson<BotRequest>,
 ) -> Result<Json<Value>, ApiError> {
     let level = Level::named(request.level.as_deref().unwrap_or(DEFAULT_LEVEL))?;

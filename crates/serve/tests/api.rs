@@ -452,6 +452,42 @@ async fn bad_input_gets_a_4xx_naming_the_problem() {
     );
 }
 
+/// A path parameter that is not UTF-8 once percent-decoded gets a 400 with
+/// the JSON error shape of every other failure (not axum's plain text),
+/// naming the parameter, on every route that has one.
+#[tokio::test]
+async fn a_path_parameter_that_is_not_utf8_gets_a_json_400() {
+    let service = service();
+    let body = json!({"token": "e2e3"}).to_string();
+    for (method, path, param) in [
+        (Method::GET, "/api/games/%ff%fe", "id"),
+        (Method::POST, "/api/games/%ff%fe/moves", "id"),
+        (Method::POST, "/api/games/%ff%fe/bot", "id"),
+        (Method::GET, "/assets/%ff%fe", "name"),
+    ] {
+        let request = Request::builder()
+            .method(method.clone())
+            .uri(path)
+            .header(header::CONTENT_TYPE, "application/json")
+            .body(Body::from(body.clone()))
+            .unwrap();
+        let response = router(service.clone()).oneshot(request).await.unwrap();
+        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{method} {path}");
+        assert_eq!(
+            response.headers()[header::CONTENT_TYPE],
+            "application/json",
+            "{method} {path}"
+        );
+        let bytes = to_bytes(response.into_body(), 1 << 20).await.unwrap();
+        let answer: Value = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(
+            answer,
+            json!({ "error": format!("Invalid URL: Invalid UTF-8 in `{param}`") }),
+            "{method} {path}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn analyse_answers_like_lokizero_analyse() {
     let service = service();
