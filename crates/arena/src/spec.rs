@@ -527,7 +527,9 @@ mod tests {
             PlayerSpec::parse("bundle:models/shakti:0ms")
                 .unwrap_err()
                 .to_string(),
-            format!("bad player spec \"bundle:models/shakti:0ms\": bad search budget `0ms`: {expected}")
+            format!(
+                "bad player spec \"bundle:models/shakti:0ms\": bad search budget `0ms`: {expected}"
+            )
         );
     }
 

@@ -271,7 +271,9 @@ mod tests {
              (H0 is the smaller Elo difference)"
         );
         assert_eq!(
-            SprtConfig::parse("10,10,0.05,0.05").unwrap_err().to_string(),
+            SprtConfig::parse("10,10,0.05,0.05")
+                .unwrap_err()
+                .to_string(),
             "bad SPRT settings: elo0 = 10 and elo1 = 10 must be finite with elo0 < elo1 \
              (H0 is the smaller Elo difference)"
         );

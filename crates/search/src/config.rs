@@ -362,7 +362,12 @@ impl TemperatureSchedule {
     /// # Errors
     /// [`ConfigError::OutOfRange`] naming the field.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check("initial", self.initial, self.initial >= 0.0, "finite and >= 0")?;
+        check(
+            "initial",
+            self.initial,
+            self.initial >= 0.0,
+            "finite and >= 0",
+        )?;
         check(
             "final_temperature",
             self.final_temperature,

@@ -472,7 +472,11 @@ async fn a_path_parameter_that_is_not_utf8_gets_a_json_400() {
             .body(Body::from(body.clone()))
             .unwrap();
         let response = router(service.clone()).oneshot(request).await.unwrap();
-        assert_eq!(response.status(), StatusCode::BAD_REQUEST, "{method} {path}");
+        assert_eq!(
+            response.status(),
+            StatusCode::BAD_REQUEST,
+            "{method} {path}"
+        );
         assert_eq!(
             response.headers()[header::CONTENT_TYPE],
             "application/json",

@@ -138,7 +138,7 @@ fn check_players(promotion: &Promotion, sha256: &str) -> Result<()> {
 }
 
 /// One JSON document (a `--json` record of `lokizero match` or `play`).
-fn read_json(path: &std::path::Path) -> Result<serde_json::Value> {
+fn read_json(path: &Path) -> Result<serde_json::Value> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     serde_json::from_str(text.trim()).with_context(|| format!("{} is not JSON", path.display()))
