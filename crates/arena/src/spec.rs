@@ -11,7 +11,7 @@
 //! | `uct:N` | knowledge-free search: `N` simulations per action, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
 //! | `uct:250ms`, `uct:1s` | … searching for that wall time per action (equal-time comparisons) |
 //! | `uci:PATH` | external UCI engine, `go nodes <--nodes>` |
-//! | `uci:PATH:N`, `uci:PATH:dN`, `uci:PATH:500ms` | … `go nodes N`, `go depth N`, `go movetime 500` |
+//! | `uci:PATH:N`, `uci:PATH:dN`, `uci:PATH:500ms`, `uci:PATH:1s` | … `go nodes N`, `go depth N`, `go movetime 500`, `go movetime 1000` |
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -57,7 +57,7 @@ pub enum PlayerSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
     Syntax(String),
     /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
     #[error("bad player spec {spec:?}: bad search budget `{budget}`: expected N > 0 simulations, Nms or Ns")]
@@ -181,6 +181,15 @@ impl PlayerSpec {
                     return Ok(PlayerSpec::Uci {
                         path: path.into(),
                         go: Some(format!("go movetime {}", ms.max(1))),
+                    });
+                }
+                // `Ns` (seconds, as bundle and uct budgets take them).
+                if let Some(Budget::Time(s)) =
+                    tail.ends_with('s').then(|| parse_budget(tail)).flatten()
+                {
+                    return Ok(PlayerSpec::Uci {
+                        path: path.into(),
+                        go: Some(format!("go movetime {}", s.as_millis().max(1))),
                     });
                 }
                 if let Some(d) = tail.strip_prefix('d').and_then(|d| d.parse::<u32>().ok()) {
@@ -462,6 +471,13 @@ mod tests {
             PlayerSpec::Uci {
                 path: "/usr/games/fairy-stockfish".into(),
                 go: Some("go movetime 500".into())
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("uci:/usr/games/fairy-stockfish:1s").unwrap(),
+            PlayerSpec::Uci {
+                path: "/usr/games/fairy-stockfish".into(),
+                go: Some("go movetime 1000".into())
             }
         );
         assert_eq!(

@@ -18,8 +18,9 @@ pub use super::search_args::PlaySearchArgs;
 /// Arguments of `lokizero match`.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
-    /// Player A: bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N,
-    /// uci:PATH[:N|:dN] (e.g. uci:/usr/games/fairy-stockfish:d1).
+    /// Player A: bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns,
+    /// uci:PATH[:N|:dN|:Nms|:Ns] (e.g. uci:/usr/games/fairy-stockfish:d1;
+    /// a time sends `go movetime`).
     pub a: String,
     /// Player B (same forms).
     pub b: String,
