@@ -431,7 +431,7 @@ fn bad_bench_and_play_arguments_are_refused() {
     let never_str = never.to_str().unwrap();
     let losers_config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/losers.toml");
     let losers_config = losers_config.to_str().unwrap();
-    let cases: [(&[&str], &str); 16] = [
+    let cases: [(&[&str], &str); 17] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -488,6 +488,19 @@ fn bad_bench_and_play_arguments_are_refused() {
                 "0",
             ],
             "--nodes",
+        ),
+        (
+            &[
+                "ladder",
+                "random",
+                "greedy",
+                "random",
+                "--variant",
+                "shakti",
+                "--out",
+                never_str,
+            ],
+            "player \"random\" is named twice",
         ),
         // Refused before any game is played, not after all of them.
         (

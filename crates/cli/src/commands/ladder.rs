@@ -75,6 +75,14 @@ pub fn run(args: LadderArgs) -> Result<()> {
         bail!("--ply-cap must be at least 1");
     }
     let specs: Vec<&str> = args.players.iter().map(String::as_str).collect();
+    // Two rows for one player would split its games and its rating.
+    if let Some(twice) = specs
+        .iter()
+        .enumerate()
+        .find_map(|(i, s)| specs[..i].iter().any(|p| p.trim() == s.trim()).then_some(s))
+    {
+        bail!("player {twice:?} is named twice; a ladder rates each player once");
+    }
     let variant = resolve_variant(&specs, args.variant.as_deref())?;
     rules::with_variant!(variant, G => run_for::<G>(&args))
 }
