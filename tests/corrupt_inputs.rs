@@ -282,10 +282,7 @@ fn a_refused_init_bundle_creates_no_run_directory() {
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
     // Damaged weights: a copy of the shipped shakti bundle, one bit flipped.
     let damaged = tmp.path().join("damaged");
-    std::fs::create_dir(&damaged).unwrap();
-    for name in ["model.json", "model.safetensors"] {
-        std::fs::copy(models.join("shakti").join(name), damaged.join(name)).unwrap();
-    }
+    support::copy_bundle(&models.join("shakti"), &damaged);
     let weights = damaged.join("model.safetensors");
     let mut w = std::fs::read(&weights).unwrap();
     let mid = w.len() / 2;
@@ -381,10 +378,7 @@ fn export_never_replaces_a_bundle_of_another_variant_unforced() {
     let tmp = tempfile::tempdir().unwrap();
     let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
     let out_dir = tmp.path().join("losers");
-    std::fs::create_dir(&out_dir).unwrap();
-    for name in ["model.json", "model.safetensors"] {
-        std::fs::copy(models.join("losers").join(name), out_dir.join(name)).unwrap();
-    }
+    support::copy_bundle(&models.join("losers"), &out_dir);
     let shakti = models.join("shakti");
     let export = |extra: &[&str]| {
         let mut args = vec![

@@ -1,5 +1,6 @@
 //! Shared by the end-to-end tests that drive the binary: the tiny Shakti
-//! run config (one network block, a few games of a few simulations).
+//! run config (one network block, a few games of a few simulations) and a
+//! copy of a bundle.
 
 /// Config text of a tiny Shakti run with `generations` and `seed`.
 pub fn tiny_config(generations: u32, seed: u64) -> String {
@@ -27,4 +28,15 @@ sample_reuse = 1.0
 min_steps = 2
 "#
     )
+}
+
+/// Copy the bundle in `from` (its `model.json` and `model.safetensors`)
+/// into the new folder `to`, for tests that damage or overwrite a copy of
+/// a shipped bundle.
+#[allow(dead_code)] // Not every test binary that includes `support` uses it.
+pub fn copy_bundle(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir(to).unwrap();
+    for name in ["model.json", "model.safetensors"] {
+        std::fs::copy(from.join(name), to.join(name)).unwrap();
+    }
 }
