@@ -33,7 +33,10 @@ min_steps = 2
 /// Copy the bundle in `from` (its `model.json` and `model.safetensors`)
 /// into the new folder `to`, for tests that damage or overwrite a copy of
 /// a shipped bundle.
-#[allow(dead_code)] // Not every test binary that includes `support` uses it.
+#[allow(
+    dead_code,
+    reason = "not every test binary that includes `support` uses it"
+)]
 pub fn copy_bundle(from: &std::path::Path, to: &std::path::Path) {
     std::fs::create_dir(to).unwrap();
     for name in ["model.json", "model.safetensors"] {
