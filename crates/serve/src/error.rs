@@ -2,8 +2,11 @@
 //! `{"error": "<message naming the problem>"}`; nothing the client sends
 //! may panic the service.
 
+use std::sync::Arc;
+use std::time::Duration;
+
 use axum::extract::rejection::{JsonRejection, PathRejection};
-use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
@@ -34,6 +37,11 @@ pub enum ApiError {
         /// What was wrong, naming the parameter.
         message: String,
     },
+    /// The request body did not arrive within the configured time
+    /// ([`crate::ServeConfig::body_read_timeout`]): a stalled or
+    /// trickling client. hyper closes the connection after this answer.
+    #[error("the request body did not arrive within {0:?}")]
+    BodyTimeout(Duration),
     /// No endpoint or page at this path.
     #[error("no such endpoint or page (the API is under /api: see /api/openapi.json)")]
     NotFound,
@@ -77,6 +85,7 @@ impl ApiError {
             ApiError::Body { status, .. } | ApiError::PathParam { status, .. } => *status,
             ApiError::NotFound | ApiError::UnknownGame(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnknownVariant(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
             ApiError::NoBot(_) | ApiError::GameOver(_) | ApiError::Busy(_) => StatusCode::CONFLICT,
             ApiError::TooManyGames(_) | ApiError::SearchesBusy(_) => {
@@ -129,22 +138,41 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// How long [`ApiJson`] waits for a request body, taken from the state
+/// (the service's [`crate::ServeConfig::body_read_timeout`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BodyReadTimeout(pub Duration);
+
+impl FromRef<Arc<crate::Service>> for BodyReadTimeout {
+    fn from_ref(service: &Arc<crate::Service>) -> Self {
+        BodyReadTimeout(service.config.body_read_timeout)
+    }
+}
+
 /// `axum::Json` whose rejections are [`ApiError`]s, so a malformed or
-/// oversized body gets the same JSON error shape as every other failure.
+/// oversized body gets the same JSON error shape as every other failure,
+/// and whose body must arrive within the state's [`BodyReadTimeout`]
+/// (else [`ApiError::BodyTimeout`], a 408): hyper has no body read
+/// timeout, and a client trickling its body would otherwise hold the
+/// connection and this handler forever.
 pub struct ApiJson<T>(pub T);
 
 impl<S, T> FromRequest<S> for ApiJson<T>
 where
     Json<T>: FromRequest<S, Rejection = JsonRejection>,
+    BodyReadTimeout: FromRef<S>,
     S: Send + Sync,
 {
     type Rejection = ApiError;
 
     async fn from_request(req: Request, state: &S) -> Result<Self, Self::Rejection> {
-        Json::<T>::from_request(req, state)
-            .await
-            .map(|Json(value)| ApiJson(value))
-            .map_err(ApiError::from)
+        let BodyReadTimeout(limit) = BodyReadTimeout::from_ref(state);
+        match tokio::time::timeout(limit, Json::<T>::from_request(req, state)).await {
+            Ok(json) => json
+                .map(|Json(value)| ApiJson(value))
+                .map_err(ApiError::from),
+            Err(_elapsed) => Err(ApiError::BodyTimeout(limit)),
+        }
     }
 }
 

@@ -36,6 +36,13 @@ pub struct ServeArgs {
     /// Largest time budget a request may ask for, in milliseconds.
     #[arg(long, default_value_t = 30_000)]
     max_movetime_ms: u64,
+    /// Seconds a connection has to send a request header (or, kept
+    /// alive, to start its next request) before it is closed.
+    #[arg(long, default_value_t = 10)]
+    header_timeout_secs: u64,
+    /// Seconds an endpoint waits for a request body before a 408.
+    #[arg(long, default_value_t = 30)]
+    body_timeout_secs: u64,
 }
 
 /// Start the service and serve until Ctrl-C.
@@ -50,6 +57,8 @@ pub fn run(args: ServeArgs) -> Result<()> {
     config.idle_timeout = Duration::from_secs(args.idle_minutes.max(1) * 60);
     config.max_nodes = args.max_nodes.max(1);
     config.max_movetime_ms = args.max_movetime_ms.max(1);
+    config.header_read_timeout = Duration::from_secs(args.header_timeout_secs.max(1));
+    config.body_read_timeout = Duration::from_secs(args.body_timeout_secs.max(1));
     let service = Arc::new(Service::new(config)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
