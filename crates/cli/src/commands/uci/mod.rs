@@ -6,8 +6,13 @@
 //! thread, so `stop`, `isready` and `quit` are answered while it thinks.
 //! Bad input never ends the engine: it answers `info string error: ...`
 //! (and `bestmove (none)` for a `go` it cannot search) and carries on.
+//! Each error is reported once: a `go` after a rejected `position`
+//! answers `bestmove (none)` alone, the error having been reported for
+//! the `position`.
 
 mod options;
+#[cfg(test)]
+mod tests;
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
@@ -277,6 +282,10 @@ impl Engine {
                 return self.say("bestmove (none)");
             }
         };
+        if self.position.is_err() {
+            // Reported when the `position` came; not repeated here.
+            return self.say("bestmove (none)");
+        }
         let prepared = self.prepare_bot();
         let bot = match prepared {
             Ok(bot) => bot,
