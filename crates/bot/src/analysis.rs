@@ -49,10 +49,12 @@ pub struct SearchInfo {
     pub nodes: u32,
     /// Time since the search started, in milliseconds.
     pub time_ms: u64,
-    /// Root `[W, D, L]` for the side to move.
+    /// Root `[W, D, L]` for the side to move. With `nodes` 0 (a search
+    /// stopped before its first simulation) this is a placeholder (the
+    /// draw), not an evaluation: report no score then.
     pub wdl: [f32; 3],
     /// The principal variation as move tokens (atomic actions joined into
-    /// moves), best first.
+    /// moves), best first. With `nodes` 0, only the move chosen unsearched.
     pub pv: Vec<String>,
 }
 

@@ -62,8 +62,13 @@ fn send(out: &Out, line: &str) {
 
 /// The UCI `info` line of a search report: depth (principal-variation
 /// length in moves), nodes, nps, time, score in centipawns from Q = W - L
-/// ([`bot::centipawns`]), WDL in permille, and the PV.
+/// ([`bot::centipawns`]), WDL in permille, and the PV. A search that
+/// visited nothing (a `stop` before its first simulation) has no score,
+/// WDL or PV to report: its line is `info nodes 0 time <ms>`.
 pub fn info_line(info: &SearchInfo) -> String {
+    if info.nodes == 0 {
+        return format!("info nodes 0 time {}", info.time_ms);
+    }
     let [w, d, l] = wdl_permille(info.wdl);
     let q = info.wdl[0] - info.wdl[2];
     let depth = info.pv.len().max(1);

@@ -1,6 +1,7 @@
-//! The engine's exact output for a rejected `position`, written to a
-//! buffer.
+//! The engine's exact output for a rejected `position` and for a search
+//! stopped before its first simulation, written to a buffer.
 
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use rules::VariantId;
@@ -62,4 +63,53 @@ fn a_rejected_position_is_reported_once() {
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert!(lines[0].starts_with("info string error: "), "{lines:?}");
     assert_eq!(lines[1], "bestmove (none)");
+}
+
+#[test]
+fn a_search_without_visits_reports_no_score() {
+    let info = SearchInfo {
+        nodes: 0,
+        time_ms: 3,
+        wdl: search::DRAW_WDL,
+        pv: vec!["b1a3".into()],
+    };
+    assert_eq!(info_line(&info), "info nodes 0 time 3");
+    let searched = SearchInfo { nodes: 1, ..info };
+    assert!(
+        info_line(&searched).contains(" score cp 0 wdl 0 1000 0 pv b1a3"),
+        "{}",
+        info_line(&searched)
+    );
+}
+
+#[test]
+fn stop_before_the_first_simulation_gives_a_legal_move_and_no_score() {
+    // `go infinite` then `stop` at once, made deterministic: the stop flag
+    // is set before the search thread starts.
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("losers");
+    let device = model::device_from_name("cpu").unwrap();
+    bot::write_untrained_bundle(&dir, VariantId::Losers, 1, 8, 16, &device).unwrap();
+    let bot = Bot::load_for(VariantId::Losers, &dir, &device).unwrap();
+    let stop = Arc::new(AtomicBool::new(true));
+    let limits = bot::Limits {
+        stop: Some(stop.clone()),
+        ..bot::Limits::default()
+    };
+    let buffer = Arc::new(Mutex::new(Vec::new()));
+    let out: Out = buffer.clone();
+    search_thread(bot, limits, true, stop, out);
+    let lines = take_lines(&buffer);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    let time = lines[0]
+        .strip_prefix("info nodes 0 time ")
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(time.parse::<u64>().is_ok(), "{lines:?}");
+    let mv = lines[1]
+        .strip_prefix("bestmove ")
+        .unwrap_or_else(|| panic!("{lines:?}"));
+    assert!(
+        bot::validate_position(VariantId::Losers, None, &[mv.to_string()]).is_ok(),
+        "{mv} is not legal from the start"
+    );
 }
