@@ -6,6 +6,8 @@
 use std::path::Path;
 use std::process::Command;
 
+mod support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
 const SHIPPED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/shakti");
 
@@ -96,6 +98,71 @@ fn export_refuses_a_match_that_does_not_promote() {
         assert!(!out.status.success() && err.contains(why), "{err}");
         assert!(!out_dir.exists(), "nothing written");
     }
+}
+
+/// A copy of the shipped bundle posing as an older one: `generation` and
+/// `weights_sha256` rewritten (export reads a replaced bundle's identity
+/// from its model.json only).
+fn older_bundle(dir: &Path, generation: u32, sha256: &str) {
+    support::copy_bundle(Path::new(SHIPPED), dir);
+    let mut m = meta(dir);
+    m["generation"] = serde_json::Value::from(generation);
+    m["weights_sha256"] = serde_json::Value::from(sha256);
+    std::fs::write(dir.join("model.json"), m.to_string()).unwrap();
+}
+
+/// The SPRT record of the new bundle against player `b`.
+fn sprt_against(dir: &Path, b: &Path) -> String {
+    let path = dir.join("against.json");
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sprt_record(dir, "shakti", "h1")).unwrap())
+            .unwrap();
+    record["b"] = serde_json::Value::from(format!("bundle:{}:200", b.display()));
+    std::fs::write(&path, record.to_string()).unwrap();
+    path.display().to_string()
+}
+
+/// `--promoted-by` into the folder of the shipped bundle records that
+/// bundle (generation, sha256) as `promoted_by.replaced`, since the match's
+/// `b` path then holds the new one; a match won against other weights than
+/// the bundle replaced is refused and leaves it in place.
+#[test]
+fn the_promotion_names_the_bundle_it_replaced() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (out, other) = (tmp.path().join("shipped"), tmp.path().join("other"));
+    older_bundle(&out, 5, &"a".repeat(64));
+    older_bundle(&other, 6, &"b".repeat(64));
+
+    let refused = export(
+        Path::new(SHIPPED),
+        &out,
+        &["--promoted-by", &sprt_against(tmp.path(), &other)],
+    );
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert!(!refused.status.success(), "{err}");
+    assert!(
+        err.contains("has other weights than the bundle at --out"),
+        "{err}"
+    );
+    assert_eq!(
+        meta(&out)["generation"],
+        5,
+        "the shipped bundle is untouched"
+    );
+
+    let done = export(
+        Path::new(SHIPPED),
+        &out,
+        &["--promoted-by", &sprt_against(tmp.path(), &out)],
+    );
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let replaced = &meta(&out)["lineage"]["promoted_by"]["replaced"];
+    assert_eq!(replaced["generation"], 5);
+    assert_eq!(replaced["weights_sha256"], "a".repeat(64));
 }
 
 /// `lokizero match --json` splits A's results by side (tafl and loki sides

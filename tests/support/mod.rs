@@ -3,6 +3,10 @@
 //! copy of a bundle.
 
 /// Config text of a tiny Shakti run with `generations` and `seed`.
+#[allow(
+    dead_code,
+    reason = "not every test binary that includes `support` uses it"
+)]
 pub fn tiny_config(generations: u32, seed: u64) -> String {
     format!(
         r#"

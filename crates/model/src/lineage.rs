@@ -71,6 +71,12 @@ pub struct Promotion {
     pub llr: f64,
     /// Seed of the match (openings and colours), to replay it.
     pub seed: Option<u64>,
+    /// The bundle this one replaced (its generation and weights sha256),
+    /// read by `lokizero export` from the folder it overwrote, since `b`
+    /// names a path that then holds the new bundle; `None` when nothing
+    /// was replaced, and in records written before this field.
+    #[serde(default)]
+    pub replaced: Option<Ancestor>,
 }
 
 /// Why a match record cannot serve as a promotion.
@@ -158,6 +164,7 @@ impl Promotion {
             sprt_decision: decision.to_string(),
             llr: number(&["sprt", "llr"], "sprt.llr")?,
             seed: record.get("seed").and_then(serde_json::Value::as_u64),
+            replaced: None,
         })
     }
 }

@@ -7,7 +7,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant, save_bundle};
-use model::lineage::{Lineage, Promotion};
+use model::lineage::{Ancestor, Lineage, Promotion};
 
 /// Arguments of `lokizero export`.
 #[derive(Args, Debug)]
@@ -69,7 +69,12 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         check_players(&promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
-        lineage.promoted_by = Some(promotion);
+        let replaced = replaced_bundle(&args.out, &promotion, &meta.weights_sha256)
+            .with_context(|| format!("--promoted-by {}", path.display()))?;
+        lineage.promoted_by = Some(Promotion {
+            replaced,
+            ..promotion
+        });
     }
     meta.lineage = Some(lineage);
     save_bundle(&args.out, &net, &meta)?;
@@ -135,6 +140,44 @@ fn check_players(promotion: &Promotion, sha256: &str) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// The bundle at `out` that a promoted bundle replaces, as generation and
+/// weights sha256 (`None` when `out` holds no bundle, or holds these very
+/// weights: a re-export). Refused when the match's player B is at hand and
+/// has other weights than that bundle: the promotion must be won against
+/// the bundle it replaces.
+fn replaced_bundle(out: &Path, promotion: &Promotion, sha256: &str) -> Result<Option<Ancestor>> {
+    let Some(old) = bundle_identity(out) else {
+        return Ok(None);
+    };
+    if old.weights_sha256 == sha256 {
+        return Ok(None);
+    }
+    if let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(&promotion.b) {
+        if let Some(b) = bundle_identity(&path) {
+            if b.weights_sha256 != old.weights_sha256 {
+                return Err(anyhow!(
+                    "player B of the match ({}) has other weights than the bundle at --out {} \
+                     that this export replaces",
+                    path.display(),
+                    out.display()
+                ));
+            }
+        }
+    }
+    Ok(Some(old))
+}
+
+/// Generation and weights sha256 from a bundle folder's `model.json`, if
+/// it has one that says both.
+fn bundle_identity(dir: &Path) -> Option<Ancestor> {
+    let text = std::fs::read(dir.join(model::bundle::META_FILE)).ok()?;
+    let meta = serde_json::from_slice::<serde_json::Value>(&text).ok()?;
+    Some(Ancestor {
+        generation: u32::try_from(meta["generation"].as_u64()?).ok()?,
+        weights_sha256: meta["weights_sha256"].as_str()?.to_string(),
+    })
 }
 
 /// One JSON document (a `--json` record of `lokizero match` or `play`).
