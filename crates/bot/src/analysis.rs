@@ -17,7 +17,12 @@ pub struct ActionInfo {
     pub q: Option<f32>,
     /// Mean `[W, D, L]`; `None` if unvisited.
     pub wdl: Option<[f32; 3]>,
-    /// Expected line of atomic actions, starting with `action`.
+    /// Expected line as whole move tokens (as `moves` lists and UCI take
+    /// them), starting with the move that begins with `action`; for
+    /// every variant but Loki that move is `action` itself. A line cut in
+    /// the middle of a Loki move ends before that move (so a Loki
+    /// `action` whose second action was never searched has an empty
+    /// line).
     pub pv: Vec<String>,
 }
 
@@ -45,7 +50,8 @@ pub struct Analysis {
 /// A progress report during a search (for UCI `info` lines).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchInfo {
-    /// Root visits so far.
+    /// Nodes spent so far (root visits; for a Loki move of several
+    /// actions, those of all its actions so far: never falling).
     pub nodes: u32,
     /// Time since the search started, in milliseconds.
     pub time_ms: u64,
@@ -53,8 +59,11 @@ pub struct SearchInfo {
     /// stopped before its first simulation) this is a placeholder (the
     /// draw), not an evaluation: report no score then.
     pub wdl: [f32; 3],
-    /// The principal variation as move tokens (atomic actions joined into
-    /// moves), best first. With `nodes` 0, only the move chosen unsearched.
+    /// The principal variation from the searched position as whole move
+    /// tokens (atomic actions joined into moves; a trailing incomplete
+    /// move left out), best first. While a Loki move is chosen action by
+    /// action it starts with that move (its chosen actions, then the
+    /// search's line). With `nodes` 0, only the move chosen unsearched.
     pub pv: Vec<String>,
 }
 

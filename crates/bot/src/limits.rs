@@ -16,7 +16,8 @@ use crate::error::BotError;
 #[derive(Clone, Debug, Default)]
 pub struct Limits {
     /// Root visits (the node count; a network evaluation or a terminal
-    /// scoring each).
+    /// scoring each) for the whole move: a Loki move of several actions
+    /// shares it between them ([`crate::GameBot::choose_move`]).
     pub nodes: Option<u32>,
     /// Wall time for the whole move. The clock is checked between network
     /// batches, and a batch is not started when the previous batch's
@@ -74,8 +75,8 @@ impl Limits {
 /// Playing strength: how a frontend offers a weaker sparring partner.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Strength {
-    /// Cap on root visits per decision, whatever the [`Limits`] say
-    /// (`None` = no cap).
+    /// Cap on root visits per move (all actions of a Loki move
+    /// together), whatever the [`Limits`] say (`None` = no cap).
     pub max_nodes: Option<u32>,
     /// Move choice temperature: 0 plays the most visited action (or the
     /// highest prior in policy-only play); `t > 0` samples with

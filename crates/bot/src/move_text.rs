@@ -11,9 +11,12 @@ pub trait BotGame: Encode {}
 
 impl<G: Encode> BotGame for G {}
 
-/// Group a line of atomic actions played from `position` into move tokens:
+/// Group a line of atomic actions played from `position` (a position
+/// between turns, as every position a frontend sets is) into move tokens:
 /// a move ends when the turn passes or the game ends (never mid-turn). A
-/// trailing incomplete turn is written as far as it goes.
+/// trailing incomplete turn (a line cut in the middle of a Loki exchange
+/// or command) is left out, so every token is a whole move that
+/// `Game::parse_move` reads back.
 pub fn moves_of_line<G: BotGame>(position: &G, line: &[G::Action]) -> Vec<String> {
     let mut game = position.clone();
     let mut start = game.clone();
@@ -27,9 +30,6 @@ pub fn moves_of_line<G: BotGame>(position: &G, line: &[G::Action]) -> Vec<String
             turn.clear();
             start = game.clone();
         }
-    }
-    if !turn.is_empty() {
-        out.push(start.move_text(&turn));
     }
     out
 }
@@ -79,5 +79,46 @@ mod loki_tests {
             checked += 1;
         }
         assert!(checked > 0, "the Loki start has multi-action moves");
+    }
+
+    /// The first action of `game` that leaves the turn open.
+    fn split_action(game: &Loki) -> <Loki as Game>::Action {
+        game.legal_vec()
+            .into_iter()
+            .find(|&a| {
+                let mut g = game.clone();
+                g.play(a);
+                g.mid_turn()
+            })
+            .expect("an exchange or a command")
+    }
+
+    /// A line cut in the middle of a move ends with the last whole move.
+    #[test]
+    fn a_line_cut_mid_move_leaves_the_half_move_out() {
+        let start = Loki::start();
+        let first = split_action(&start);
+        assert_eq!(moves_of_line(&start, &[first]), Vec::<String>::new());
+        let plain = start
+            .legal_vec()
+            .into_iter()
+            .find(|&a| {
+                let mut g = start.clone();
+                g.play(a);
+                !g.mid_turn()
+            })
+            .unwrap();
+        let mut after = start.clone();
+        after.play(plain);
+        let reply = split_action(&after);
+        let mut mid = after.clone();
+        mid.play(reply);
+        let reply_end = mid.legal_vec()[0];
+        let whole = vec![
+            start.move_text(&[plain]),
+            after.move_text(&[reply, reply_end]),
+        ];
+        assert_eq!(moves_of_line(&start, &[plain, reply, reply_end]), whole);
+        assert_eq!(moves_of_line(&start, &[plain, reply]), whole[..1]);
     }
 }

@@ -26,7 +26,8 @@ pub struct Options {
     pub bundle_path: String,
     /// `Threads`: CPU threads for the network.
     pub threads: usize,
-    /// `Nodes`: cap on root visits per action; 0 = no cap.
+    /// `Nodes`: cap on root visits per move (a Loki move's actions
+    /// together); 0 = no cap.
     pub nodes: u32,
     /// `Temperature` in hundredths (100 = 1.0); 0 = best move.
     pub temperature_centi: u32,

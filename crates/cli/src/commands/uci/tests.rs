@@ -1,5 +1,6 @@
-//! The engine's exact output for a rejected `position` and for a search
-//! stopped before its first simulation, written to a buffer.
+//! The engine's exact output for a rejected `position`, for a search
+//! stopped before its first simulation and for `go nodes` on Loki moves of
+//! two actions (the budget is the whole move's), written to a buffer.
 
 use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
@@ -112,4 +113,73 @@ fn stop_before_the_first_simulation_gives_a_legal_move_and_no_score() {
         bot::validate_position(VariantId::Losers, None, &[mv.to_string()]).is_ok(),
         "{mv} is not legal from the start"
     );
+}
+
+/// Loki, attackers to move, every move an exchange of two actions (their
+/// boxed-in Trickster a2 or soldier b1 for the soldier c9 or h9).
+const LOKI_TWO_TARGETS: &str = "11/11/2S4S3/11/11/5K5/11/11/T10/tT9/1sT8 a 1000/0000 -";
+/// As [`LOKI_TWO_TARGETS`] with h9 the only target: a forced first action.
+const LOKI_ONE_TARGET: &str = "11/11/7S3/11/11/5K5/11/11/T10/tT9/1sT8 a 1000/0000 -";
+
+/// The value after `key` in an `info` line.
+fn field<'a>(line: &'a str, key: &str) -> Option<&'a str> {
+    let mut words = line.split(' ');
+    words.find(|w| *w == key)?;
+    words.next()
+}
+
+/// Whether each of `moves` is one whole Loki move, played in turn from
+/// `position`.
+fn whole_loki_moves(position: &str, moves: &[&str]) -> bool {
+    use rules::Game;
+    let mut game = rules::Loki::from_text(position).unwrap();
+    moves.iter().all(|token| match game.parse_move(token) {
+        Ok(actions) => {
+            for action in actions {
+                game.play(action);
+            }
+            !game.mid_turn() || game.outcome().is_some()
+        }
+        Err(_) => false,
+    })
+}
+
+#[test]
+fn go_nodes_is_the_budget_of_a_whole_loki_move() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("loki");
+    let device = model::device_from_name("cpu").unwrap();
+    bot::write_untrained_bundle(&dir, VariantId::Loki, 1, 8, 16, &device).unwrap();
+    let mut bot = Bot::load_for(VariantId::Loki, &dir, &device).unwrap();
+    for position in [LOKI_TWO_TARGETS, LOKI_ONE_TARGET] {
+        for nodes in [10, 100] {
+            bot.set_position(Some(position), &[] as &[&str]).unwrap();
+            let stop = Arc::new(AtomicBool::new(false));
+            let limits = bot::Limits {
+                stop: Some(stop.clone()),
+                ..bot::Limits::nodes(nodes)
+            };
+            let buffer = Arc::new(Mutex::new(Vec::new()));
+            let out: Out = buffer.clone();
+            bot = search_thread(bot, limits, false, stop, out);
+            let lines = take_lines(&buffer);
+            let (last, infos) = lines.split_last().unwrap();
+            let mv = last.strip_prefix("bestmove ").unwrap();
+            assert!(mv.starts_with("x:") && mv.len() == 6, "{lines:?}");
+            // Reports never count fewer nodes than before; the last one
+            // counts the budget exactly; every PV is whole moves, the
+            // last one starting with the move played.
+            let mut seen = 0;
+            for info in infos {
+                let n: u32 = field(info, "nodes").unwrap().parse().unwrap();
+                assert!(n >= seen, "{lines:?}");
+                seen = n;
+                let pv: Vec<&str> = info.split(" pv ").nth(1).unwrap_or("").split(' ').collect();
+                assert!(whole_loki_moves(position, &pv), "{info}");
+            }
+            assert_eq!(seen, nodes, "{lines:?}");
+            let pv = infos.last().unwrap().split(" pv ").nth(1).unwrap();
+            assert_eq!(pv.split(' ').next(), Some(mv), "{lines:?}");
+        }
+    }
 }
