@@ -35,6 +35,10 @@ pub struct ServeConfig {
     /// once the header is in; a body not in by then gets a 408 and the
     /// connection is closed.
     pub body_read_timeout: Duration,
+    /// How long [`crate::serve`] waits, once shut down, for the requests
+    /// in progress to be answered (their searches are told to stop at
+    /// once) before it closes the remaining connections and returns.
+    pub shutdown_grace: Duration,
 }
 
 impl ServeConfig {
@@ -42,7 +46,7 @@ impl ServeConfig {
     /// core (at least 2), 100 000 nodes or 30 s per move at most, 64 KiB
     /// bodies (a move list of a long game fits), 10 s to send a request
     /// header (or to start the next request on a kept-alive connection)
-    /// and 30 s to send a body.
+    /// and 30 s to send a body, 5 s of grace at shutdown.
     pub fn new(models: PathBuf) -> Self {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServeConfig {
@@ -56,6 +60,112 @@ impl ServeConfig {
             body_limit: 64 * 1024,
             header_read_timeout: Duration::from_secs(10),
             body_read_timeout: Duration::from_secs(30),
+            shutdown_grace: Duration::from_secs(5),
         }
+    }
+
+    /// Shortest [`ServeConfig::header_read_timeout`] and
+    /// [`ServeConfig::body_read_timeout`] accepted.
+    pub const MIN_READ_TIMEOUT: Duration = Duration::from_millis(1);
+    /// Longest [`ServeConfig::header_read_timeout`] and
+    /// [`ServeConfig::body_read_timeout`] accepted: a day. hyper adds the
+    /// header timeout to the current instant, which panics on overflow for
+    /// a value near `Duration::MAX`.
+    pub const MAX_READ_TIMEOUT: Duration = Duration::from_secs(86_400);
+    /// Largest [`ServeConfig::max_movetime_ms`] accepted: a day (a search's
+    /// deadline is its start plus the time asked for, which must not
+    /// overflow).
+    pub const MAX_MOVETIME_MS: u64 = 86_400_000;
+
+    /// Check the settings that have a range: both read timeouts in
+    /// [`ServeConfig::MIN_READ_TIMEOUT`]`..=`[`ServeConfig::MAX_READ_TIMEOUT`],
+    /// `max_movetime_ms` in `1..=`[`ServeConfig::MAX_MOVETIME_MS`],
+    /// `max_searches`, `max_games` and `max_nodes` at least 1.
+    /// [`crate::Service::new`] calls this.
+    ///
+    /// # Errors
+    /// [`ConfigError`] naming the first setting out of range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let timeouts = [
+            ("header_read_timeout", self.header_read_timeout),
+            ("body_read_timeout", self.body_read_timeout),
+        ];
+        for (setting, value) in timeouts {
+            if !(Self::MIN_READ_TIMEOUT..=Self::MAX_READ_TIMEOUT).contains(&value) {
+                return Err(ConfigError {
+                    setting,
+                    value: format!("{value:?}"),
+                    range: format!(
+                        "{:?}..={:?}",
+                        Self::MIN_READ_TIMEOUT,
+                        Self::MAX_READ_TIMEOUT
+                    ),
+                });
+            }
+        }
+        if !(1..=Self::MAX_MOVETIME_MS).contains(&self.max_movetime_ms) {
+            return Err(ConfigError {
+                setting: "max_movetime_ms",
+                value: self.max_movetime_ms.to_string(),
+                range: format!("1..={}", Self::MAX_MOVETIME_MS),
+            });
+        }
+        let counts = [
+            ("max_searches", self.max_searches),
+            ("max_games", self.max_games),
+            ("max_nodes", self.max_nodes as usize),
+        ];
+        for (setting, value) in counts {
+            if value == 0 {
+                return Err(ConfigError {
+                    setting,
+                    value: "0".into(),
+                    range: "at least 1".into(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A [`ServeConfig`] setting out of its range ([`ServeConfig::validate`]).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{setting} {value} is out of range ({range})")]
+pub struct ConfigError {
+    /// The field of [`ServeConfig`].
+    pub setting: &'static str,
+    /// Its value, as written in the message.
+    pub value: String,
+    /// The range it must be in, as written in the message.
+    pub range: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn settings_out_of_range_are_refused() {
+        let good = ServeConfig::new("models".into());
+        assert_eq!(good.validate(), Ok(()));
+        let mut huge = good.clone();
+        huge.header_read_timeout = Duration::from_secs(u64::MAX / 2);
+        let err = huge.validate().unwrap_err();
+        assert_eq!(err.setting, "header_read_timeout");
+        assert!(err.to_string().contains("out of range"), "{err}");
+        let mut zero = good.clone();
+        zero.body_read_timeout = Duration::ZERO;
+        assert_eq!(zero.validate().unwrap_err().setting, "body_read_timeout");
+        let mut edge = good.clone();
+        edge.header_read_timeout = ServeConfig::MAX_READ_TIMEOUT;
+        edge.body_read_timeout = ServeConfig::MIN_READ_TIMEOUT;
+        edge.max_movetime_ms = ServeConfig::MAX_MOVETIME_MS;
+        assert_eq!(edge.validate(), Ok(()));
+        let mut movetime = good.clone();
+        movetime.max_movetime_ms = u64::MAX;
+        assert_eq!(movetime.validate().unwrap_err().setting, "max_movetime_ms");
+        let mut searches = good;
+        searches.max_searches = 0;
+        assert_eq!(searches.validate().unwrap_err().setting, "max_searches");
     }
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use axum::extract::rejection::{JsonRejection, PathRejection};
 use axum::extract::{FromRef, FromRequest, FromRequestParts, Path, Request};
 use axum::http::request::Parts;
-use axum::http::StatusCode;
+use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
@@ -72,6 +72,11 @@ pub enum ApiError {
     /// No search slot came free in time.
     #[error("all {0} search slots stayed busy; retry later")]
     SearchesBusy(usize),
+    /// The service is shutting down ([`crate::serve`]'s shutdown came):
+    /// no new request or search is taken. The connection is closed after
+    /// this answer.
+    #[error("the service is shutting down; no new requests or searches are taken")]
+    ShuttingDown,
     /// A failure of the service itself (a bundle that stopped loading, a
     /// search thread that died).
     #[error("internal error: {0}")]
@@ -88,7 +93,7 @@ impl ApiError {
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnknownVariant(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,
             ApiError::NoBot(_) | ApiError::GameOver(_) | ApiError::Busy(_) => StatusCode::CONFLICT,
-            ApiError::TooManyGames(_) | ApiError::SearchesBusy(_) => {
+            ApiError::TooManyGames(_) | ApiError::SearchesBusy(_) | ApiError::ShuttingDown => {
                 StatusCode::SERVICE_UNAVAILABLE
             }
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -132,9 +137,29 @@ impl From<bot::BotError> for ApiError {
     }
 }
 
+impl ApiError {
+    /// Whether the connection is closed after this answer (so the answer
+    /// says `connection: close`): a body that did not arrive in time was
+    /// not read to its end, and a service shutting down takes no further
+    /// request on the connection.
+    pub fn closes_connection(&self) -> bool {
+        matches!(self, ApiError::BodyTimeout(_) | ApiError::ShuttingDown)
+    }
+}
+
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        (self.status(), Json(json!({ "error": self.to_string() }))).into_response()
+        let body = Json(json!({ "error": self.to_string() }));
+        if self.closes_connection() {
+            (
+                self.status(),
+                [(header::CONNECTION, HeaderValue::from_static("close"))],
+                body,
+            )
+                .into_response()
+        } else {
+            (self.status(), body).into_response()
+        }
     }
 }
 
@@ -210,6 +235,9 @@ pub enum StartError {
     /// The network backend could not be set up.
     #[error("device: {0}")]
     Device(String),
+    /// A setting of the [`crate::ServeConfig`] is out of range.
+    #[error("{0}")]
+    Config(#[from] crate::config::ConfigError),
     /// The models folder does not exist.
     #[error("models folder {0} does not exist (pass --models DIR, the folder holding <variant>/model.json)")]
     NoModels(std::path::PathBuf),

@@ -4,7 +4,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use bot::protocol::{self, AnalyseRequest};
 use bot::Limits;
@@ -147,7 +149,11 @@ pub async fn bot_move(
     let search_job = job.clone();
     let choice = service
         .searches
-        .run(&service.catalog, job.variant, move |bot| {
+        .run(&service.catalog, job.variant, move |bot, stop| {
+            let limits = Limits {
+                stop: Some(stop),
+                ..limits
+            };
             choose(bot, &search_job, &limits, strength)
         })
         .await?;
@@ -196,13 +202,32 @@ pub async fn analyse(
     }
     let answer = service
         .searches
-        .run(&service.catalog, variant, move |bot| {
+        .run(&service.catalog, variant, move |bot, stop| {
             bot.set_position(request.position.as_deref(), &request.moves)?;
-            let analysis = bot.analyse(&Limits::nodes(nodes), request.top())?;
+            let limits = Limits {
+                stop: Some(stop),
+                ..Limits::nodes(nodes)
+            };
+            let analysis = bot.analyse(&limits, request.top())?;
             Ok(protocol::answer(&request.id, bot, &analysis))
         })
         .await?;
     Ok(Json(answer))
+}
+
+/// Refuses every request with [`ApiError::ShuttingDown`] (a 503 that
+/// closes the connection) once the service's searches are closed, i.e.
+/// once [`crate::serve`]'s shutdown came: a request read after that is
+/// not answered as usual. Otherwise passes the request on.
+pub async fn refuse_when_shutting_down(
+    State(service): State<Arc<Service>>,
+    request: Request,
+    next: Next,
+) -> Response {
+    if service.searches.is_closed() {
+        return ApiError::ShuttingDown.into_response();
+    }
+    next.run(request).await
 }
 
 /// Unknown paths.

@@ -17,6 +17,12 @@
 //! 408 and the connection is closed. So a slow-loris client that trickles
 //! a header or a body holds a connection for a bounded time only.
 //!
+//! Shutdown ([`serve`]'s `shutdown` future, Ctrl-C in `lokizero serve`
+//! via [`ctrl_c`]): no new connection or request is taken, running
+//! searches are told to stop at once (a search's stop flag, also set when
+//! its client disconnects), queued ones get a 503, and what is still in
+//! progress after [`ServeConfig::shutdown_grace`] is dropped.
+//!
 //! The exception to the JSON error shape: requests hyper itself refuses
 //! while parsing the request head, before any request reaches the router
 //! (a malformed request line or header: 400; a URI over 65 534 bytes:
@@ -48,6 +54,7 @@ use std::pin::pin;
 use std::sync::Arc;
 
 use axum::extract::DefaultBodyLimit;
+use axum::middleware;
 use axum::routing::{get, post};
 use axum::serve::Listener;
 use axum::Router;
@@ -56,7 +63,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-pub use config::ServeConfig;
+pub use config::{ConfigError, ServeConfig};
 pub use error::{ApiError, StartError};
 
 use catalog::Catalog;
@@ -80,8 +87,11 @@ impl Service {
     /// Blocking (reads the bundles).
     ///
     /// # Errors
-    /// [`StartError`] for a missing models folder or a broken bundle.
+    /// [`StartError`] for a setting out of range
+    /// ([`ServeConfig::validate`]), a missing models folder or a broken
+    /// bundle.
     pub fn new(config: ServeConfig) -> Result<Service, StartError> {
+        config.validate()?;
         if !config.models.is_dir() {
             return Err(StartError::NoModels(config.models.clone()));
         }
@@ -111,14 +121,26 @@ pub fn router(service: Arc<Service>) -> Router {
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
+        .layer(middleware::from_fn_with_state(
+            Arc::clone(&service),
+            handlers::refuse_when_shutting_down,
+        ))
         .with_state(service)
 }
 
 /// Serve `service` on `listener` until `shutdown` completes, dropping idle
 /// games in the background. HTTP/1 with hyper, each connection with
 /// [`ServeConfig::header_read_timeout`] (which `axum::serve` cannot set).
-/// On `shutdown`, no new connection is accepted, idle connections are
-/// closed, and the requests in progress are answered before this returns.
+///
+/// On `shutdown`: no new connection is accepted; the service's searches
+/// are closed ([`Searches::close`]: the running ones are told to stop at
+/// once and answer with the move found so far, the queued ones and any
+/// later request get [`ApiError::ShuttingDown`], a 503); idle connections
+/// are closed and the requests in progress are answered, for at most
+/// [`ServeConfig::shutdown_grace`]; then the remaining connections (a
+/// client still sending its header or body, say) are closed unanswered
+/// and this returns. The service stays shut down: serving it again
+/// answers every request with a 503.
 ///
 /// # Errors
 /// None in practice (kept for callers): accept errors are retried as
@@ -130,12 +152,21 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sweeper = tokio::spawn(sweep_idle_games(Arc::clone(&service)));
-    let header_read_timeout = service.config.header_read_timeout;
-    let app = router(service);
+    // Service::new validated it; clamped again for a config changed since
+    // (hyper adds it to an instant and panics on overflow).
+    let header_read_timeout = service
+        .config
+        .header_read_timeout
+        .clamp(ServeConfig::MIN_READ_TIMEOUT, ServeConfig::MAX_READ_TIMEOUT);
+    let grace = service.config.shutdown_grace;
+    let app = router(Arc::clone(&service));
     // Each connection holds a clone of `stop_tx` (its `closed()` fires
-    // when `stop_rx` is dropped: shut down gracefully) and of `done_rx`
-    // (dropped when the connection ends: `done_tx.closed()` waits for all).
+    // when `stop_rx` is dropped: shut down gracefully), of `kill_tx`
+    // (fires when `kill_rx` is dropped: the grace is over, drop the
+    // connection) and of `done_rx` (dropped when the connection ends:
+    // `done_tx.closed()` waits for all).
     let (stop_tx, stop_rx) = watch::channel(());
+    let (kill_tx, kill_rx) = watch::channel(());
     let (done_tx, done_rx) = watch::channel(());
     let mut shutdown = pin!(shutdown);
     loop {
@@ -146,31 +177,85 @@ pub async fn serve(
         let io = TokioIo::new(stream);
         let hyper_service = TowerToHyperService::new(app.clone());
         let stop_tx = stop_tx.clone();
+        let kill_tx = kill_tx.clone();
         let done_rx = done_rx.clone();
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder
                 .timer(TokioTimer::new())
                 .header_read_timeout(header_read_timeout);
-            let mut connection = pin!(builder.serve_connection(io, hyper_service));
-            tokio::select! {
-                // An error here is the client's (a parse error, a header
-                // timeout, a reset): nothing to do but drop the connection.
-                _ = connection.as_mut() => {}
-                () = stop_tx.closed() => {
-                    connection.as_mut().graceful_shutdown();
-                    let _ = connection.as_mut().await;
+            // The connection is dropped at the end of this block, before
+            // `done_rx`: a request still in progress is dropped with it,
+            // and its search (if any) is told to stop.
+            {
+                let mut connection = pin!(builder.serve_connection(io, hyper_service));
+                tokio::select! {
+                    // An error here is the client's (a parse error, a
+                    // header timeout, a reset): nothing to do but drop the
+                    // connection.
+                    _ = connection.as_mut() => {}
+                    () = stop_tx.closed() => {
+                        connection.as_mut().graceful_shutdown();
+                        tokio::select! {
+                            _ = connection.as_mut() => {}
+                            () = kill_tx.closed() => {}
+                        }
+                    }
                 }
             }
             drop(done_rx);
         });
     }
+    drop(listener);
+    service.searches.close();
     drop(stop_rx);
     drop(done_rx);
-    drop(listener);
-    done_tx.closed().await;
+    if tokio::time::timeout(grace, done_tx.closed()).await.is_err() {
+        drop(kill_rx);
+        // Each connection task ends as soon as it sees the kill; bounded
+        // all the same, so nothing here can hold the return.
+        let _ = tokio::time::timeout(KILL_WAIT, done_tx.closed()).await;
+    }
     sweeper.abort();
     Ok(())
+}
+
+/// How long [`serve`] waits, after the grace, for the connection tasks to
+/// drop their connections.
+const KILL_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Completes at the first Ctrl-C (SIGINT), for [`serve`]'s `shutdown`;
+/// from then on, a second Ctrl-C calls `on_second` (`lokizero serve`
+/// exits at once there) instead of being ignored. Never completes if no
+/// signal handler can be installed (then the default action stays: Ctrl-C
+/// kills the process).
+pub async fn ctrl_c(on_second: impl FnOnce() + Send + 'static) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        // One stream for both signals: one sent between the two waits is
+        // not lost.
+        let Ok(mut interrupts) = signal(SignalKind::interrupt()) else {
+            return std::future::pending().await;
+        };
+        interrupts.recv().await;
+        tokio::spawn(async move {
+            if interrupts.recv().await.is_some() {
+                on_second();
+            }
+        });
+    }
+    #[cfg(not(unix))]
+    {
+        if tokio::signal::ctrl_c().await.is_err() {
+            return std::future::pending().await;
+        }
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_second();
+            }
+        });
+    }
 }
 
 /// Drop idle games every quarter of the idle timeout (at most every minute).

@@ -682,3 +682,20 @@ async fn a_game_busy_with_a_bot_search_refuses_other_requests_to_change_it() {
     assert_eq!(status, StatusCode::OK, "{after}");
     assert_eq!(after["moves"].as_array().unwrap().len(), 2);
 }
+
+#[test]
+fn a_read_timeout_out_of_range_is_refused_before_serving() {
+    // hyper adds the header timeout to an instant: near Duration::MAX that
+    // panicked on every connection.
+    let mut config = ServeConfig::new(models());
+    config.header_read_timeout = Duration::from_secs(9_223_372_036_854_775_807);
+    let err = Service::new(config).err().expect("refused");
+    assert!(
+        matches!(&err, serve::StartError::Config(e) if e.setting == "header_read_timeout"),
+        "{err}"
+    );
+    let mut config = ServeConfig::new(models());
+    config.body_read_timeout = Duration::ZERO;
+    let err = Service::new(config).err().expect("refused");
+    assert!(err.to_string().contains("body_read_timeout"), "{err}");
+}

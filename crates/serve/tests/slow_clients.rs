@@ -150,7 +150,15 @@ async fn a_trickled_body_gets_a_json_408_and_the_connection_closed() {
         "a trickled body held the connection: {answer:?}"
     );
     assert!(answer.starts_with("HTTP/1.1 408"), "{answer}");
-    let body = &answer[answer.find("\r\n\r\n").expect("a complete answer") + 4..];
+    let head_end = answer.find("\r\n\r\n").expect("a complete answer");
+    // The answer says the connection closes, as it does.
+    assert!(
+        answer[..head_end]
+            .to_ascii_lowercase()
+            .contains("\r\nconnection: close"),
+        "{answer}"
+    );
+    let body = &answer[head_end + 4..];
     let json: Value = serde_json::from_str(body).unwrap_or_else(|e| panic!("{e}: {body:?}"));
     let message = json["error"].as_str().unwrap_or_default();
     assert!(message.contains("body did not arrive within 1s"), "{json}");
@@ -175,4 +183,19 @@ async fn shutdown_closes_idle_connections_and_returns() {
         TcpStream::connect(addr).await.is_err(),
         "still accepting after shutdown"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_huge_header_timeout_set_after_validation_does_not_panic() {
+    // Service::new refuses it; a config changed afterwards (the fields are
+    // public) is clamped by serve instead of overflowing hyper's instant.
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let valid = Service::new(ServeConfig::new(models)).expect("the shipped bundles load");
+    let mut config = valid.config.clone();
+    config.header_read_timeout = Duration::from_secs(u64::MAX);
+    let service = Arc::new(Service { config, ..valid });
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let _server = tokio::spawn(serve::serve(listener, service, std::future::pending()));
+    still_serves(addr).await;
 }

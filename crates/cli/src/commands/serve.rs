@@ -33,17 +33,27 @@ pub struct ServeArgs {
     /// Largest node budget a request may ask for.
     #[arg(long, default_value_t = 100_000)]
     max_nodes: u32,
-    /// Largest time budget a request may ask for, in milliseconds.
-    #[arg(long, default_value_t = 30_000)]
+    /// Largest time budget a request may ask for, in milliseconds
+    /// (1 to 86400000, a day).
+    #[arg(long, default_value_t = 30_000,
+          value_parser = clap::value_parser!(u64).range(1..=ServeConfig::MAX_MOVETIME_MS))]
     max_movetime_ms: u64,
     /// Seconds a connection has to send a request header (or, kept
-    /// alive, to start its next request) before it is closed.
-    #[arg(long, default_value_t = 10)]
+    /// alive, to start its next request) before it is closed (1 to
+    /// 86400, a day).
+    #[arg(long, default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     header_timeout_secs: u64,
-    /// Seconds an endpoint waits for a request body before a 408.
-    #[arg(long, default_value_t = 30)]
+    /// Seconds an endpoint waits for a request body before a 408 (1 to
+    /// 86400, a day).
+    #[arg(long, default_value_t = 30,
+          value_parser = clap::value_parser!(u64).range(1..=MAX_TIMEOUT_SECS))]
     body_timeout_secs: u64,
 }
+
+/// The largest `--header-timeout-secs` and `--body-timeout-secs`:
+/// [`ServeConfig::MAX_READ_TIMEOUT`] in seconds.
+const MAX_TIMEOUT_SECS: u64 = ServeConfig::MAX_READ_TIMEOUT.as_secs();
 
 /// Start the service and serve until Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<()> {
@@ -54,17 +64,18 @@ pub fn run(args: ServeArgs) -> Result<()> {
     let mut config = ServeConfig::new(models);
     config.max_games = args.max_games.max(1);
     config.max_searches = args.max_searches.unwrap_or(config.max_searches).max(1);
-    config.idle_timeout = Duration::from_secs(args.idle_minutes.max(1) * 60);
+    config.idle_timeout = Duration::from_secs(args.idle_minutes.max(1).saturating_mul(60));
     config.max_nodes = args.max_nodes.max(1);
-    config.max_movetime_ms = args.max_movetime_ms.max(1);
-    config.header_read_timeout = Duration::from_secs(args.header_timeout_secs.max(1));
-    config.body_read_timeout = Duration::from_secs(args.body_timeout_secs.max(1));
+    // clap checked the ranges of these three (ServeConfig::validate too).
+    config.max_movetime_ms = args.max_movetime_ms;
+    config.header_read_timeout = Duration::from_secs(args.header_timeout_secs);
+    config.body_read_timeout = Duration::from_secs(args.body_timeout_secs);
     let service = Arc::new(Service::new(config)?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the tokio runtime")?;
-    runtime.block_on(async move {
+    let served = runtime.block_on(async move {
         let listener = tokio::net::TcpListener::bind(args.addr)
             .await
             .with_context(|| format!("binding {}", args.addr))?;
@@ -79,13 +90,87 @@ pub fn run(args: ServeArgs) -> Result<()> {
         println!("bots: {}", bots.join(", "));
         println!("web lab: http://{addr}/");
         let shutdown = async {
-            // An error here means no signal handler; serve until killed.
-            if tokio::signal::ctrl_c().await.is_err() {
-                std::future::pending::<()>().await;
-            }
+            serve::ctrl_c(|| {
+                eprintln!("interrupted again: exiting at once");
+                std::process::exit(130);
+            })
+            .await;
+            eprintln!("shutting down (Ctrl-C again to exit at once)");
         };
         serve::serve(listener, service, shutdown)
             .await
             .context("serving")
-    })
+    });
+    // The searches were told to stop; one may still be finishing its
+    // network batch on a blocking thread. Do not wait for it long.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    served
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[derive(Parser, Debug)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<ServeArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("x").chain(args.iter().copied())).map(|c| c.serve)
+    }
+
+    #[test]
+    fn timeouts_out_of_range_are_refused_at_startup() {
+        let defaults = parse(&[]).unwrap();
+        assert_eq!(
+            (
+                defaults.header_timeout_secs,
+                defaults.body_timeout_secs,
+                defaults.max_movetime_ms
+            ),
+            (10, 30, 30_000)
+        );
+        let edge = parse(&[
+            "--header-timeout-secs",
+            "86400",
+            "--body-timeout-secs",
+            "1",
+            "--max-movetime-ms",
+            "86400000",
+        ])
+        .unwrap();
+        assert_eq!(
+            (
+                edge.header_timeout_secs,
+                edge.body_timeout_secs,
+                edge.max_movetime_ms
+            ),
+            (86_400, 1, 86_400_000)
+        );
+        for (flag, value) in [
+            ("--header-timeout-secs", "9223372036854775807"),
+            ("--header-timeout-secs", "18446744073709551615"),
+            ("--header-timeout-secs", "0"),
+            ("--header-timeout-secs", "86401"),
+            ("--body-timeout-secs", "0"),
+            ("--body-timeout-secs", "9223372036854775807"),
+            ("--max-movetime-ms", "0"),
+            ("--max-movetime-ms", "18446744073709551615"),
+        ] {
+            let err = parse(&[flag, value]).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                clap::error::ErrorKind::ValueValidation,
+                "{flag} {value}"
+            );
+            let text = err.to_string();
+            assert!(
+                text.contains(flag) && text.contains("is not in 1..="),
+                "{text}"
+            );
+        }
+    }
 }
