@@ -246,7 +246,7 @@ impl<G: BotGame> GameBot<G> {
     /// not changed). The budget of `limits` is the whole move's: a Loki
     /// move of several actions searches each action in turn, keeping the
     /// subtree, and every action's search stops at the move's bounds (see
-    /// [`action_limit`]): the node budget counts the nodes of all its
+    /// `action_limit`): the node budget counts the nodes of all its
     /// actions (an action's search gets what the actions before it left,
     /// so after a first action that spent it all the next is chosen from
     /// the visits its subtree already has), and the first action gets 3/5
