@@ -11,13 +11,12 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 use serve::{ServeConfig, Service};
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, TcpStream};
-use tokio::sync::oneshot;
+use tokio::io::AsyncWriteExt;
+use tokio::net::TcpStream;
 
-/// How long a test waits for the server to act before calling it a hang
-/// (far below the searches' 100 s and the read timeouts' 60 s).
-const HANG: Duration = Duration::from_secs(20);
+mod socket;
+use socket::{read_until_closed, start, HANG};
+
 /// The time budget of the long searches.
 const LONG_SEARCH_MS: u64 = 100_000;
 
@@ -33,46 +32,6 @@ fn service() -> Arc<Service> {
     config.body_read_timeout = Duration::from_secs(60);
     config.shutdown_grace = Duration::from_secs(2);
     Arc::new(Service::new(config).expect("the shipped bundles load"))
-}
-
-/// Serve `service` on a free loopback port until the returned sender
-/// fires (or is dropped); the join handle yields `serve`'s result.
-async fn start(
-    service: Arc<Service>,
-) -> (
-    SocketAddr,
-    oneshot::Sender<()>,
-    tokio::task::JoinHandle<std::io::Result<()>>,
-) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(serve::serve(listener, service, async move {
-        let _ = stopped.await;
-    }));
-    (addr, stop, server)
-}
-
-/// Everything the server sends until it closes the connection (a reset
-/// counts as closing); panics if it is still open after [`HANG`].
-async fn read_until_closed(stream: &mut TcpStream) -> String {
-    let mut got = Vec::new();
-    let read = tokio::time::timeout(HANG, async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => got.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await;
-    let text = String::from_utf8_lossy(&got).into_owned();
-    assert!(
-        read.is_ok(),
-        "connection still open after {HANG:?}; received {text:?}"
-    );
-    text
 }
 
 /// Open a connection and send a POST of `body` to `path` on it.

@@ -14,10 +14,20 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
+mod socket;
+use socket::{read_until_closed, HANG};
+
+/// [`socket::start`] with this file's service.
+async fn start() -> (
+    SocketAddr,
+    oneshot::Sender<()>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+) {
+    socket::start(service()).await
+}
+
 /// The header and body read timeouts of these tests.
 const TIMEOUT: Duration = Duration::from_secs(1);
-/// How long a test waits for the server to act before calling it a hang.
-const HANG: Duration = Duration::from_secs(20);
 
 fn service() -> Arc<Service> {
     static SERVICE: OnceLock<Arc<Service>> = OnceLock::new();
@@ -30,44 +40,6 @@ fn service() -> Arc<Service> {
             Arc::new(Service::new(config).expect("the shipped bundles load"))
         })
         .clone()
-}
-
-/// Serve on a free loopback port until the returned sender fires (or is
-/// dropped); the join handle yields `serve`'s result.
-async fn start() -> (
-    SocketAddr,
-    oneshot::Sender<()>,
-    tokio::task::JoinHandle<std::io::Result<()>>,
-) {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    let server = tokio::spawn(serve::serve(listener, service(), async move {
-        let _ = stopped.await;
-    }));
-    (addr, stop, server)
-}
-
-/// Everything the server sends until it closes the connection (a reset
-/// counts as closing); panics if it is still open after [`HANG`].
-async fn read_until_closed(stream: &mut TcpStream) -> String {
-    let mut got = Vec::new();
-    let read = tokio::time::timeout(HANG, async {
-        let mut buf = [0u8; 4096];
-        loop {
-            match stream.read(&mut buf).await {
-                Ok(0) | Err(_) => break,
-                Ok(n) => got.extend_from_slice(&buf[..n]),
-            }
-        }
-    })
-    .await;
-    let text = String::from_utf8_lossy(&got).into_owned();
-    assert!(
-        read.is_ok(),
-        "connection still open after {HANG:?}; received {text:?}"
-    );
-    text
 }
 
 /// Keep sending `byte` every 200 ms (a slow loris) until the connection
