@@ -117,6 +117,18 @@ pub struct SearchConfig {
     /// yet); on in play ([`SearchConfig::for_play`]: bots, matches,
     /// evaluation), where its A/B was neutral (`docs/experiments.md`).
     pub solver: bool,
+    /// Forced moves played through: a new leaf below the root with a
+    /// single legal action is not sent to the network; it is expanded at
+    /// once with that action (prior 1) and the descent goes on to its
+    /// child, up to `FORCED_CHAIN_LIMIT` (32) forced plies in a row. The
+    /// forced node's value is then its child's, which is a ply better
+    /// informed, and every evaluation lands where a choice exists: in
+    /// losers, where captures are compulsory, a large share of the tree's
+    /// positions have one legal move (`docs/experiments.md`, session 15).
+    /// A simulation still costs one network evaluation, so node budgets
+    /// keep their meaning. Default false (self-play's recipes were tuned
+    /// without it); on in play ([`SearchConfig::for_play`]).
+    pub collapse_forced: bool,
     /// Policy softmax temperature `T` (Leela Chess Zero's
     /// `PolicySoftmaxTemp`): a new node's priors are `p_i^(1/T)`
     /// renormalised, so `T > 1` flattens a sharp prior and lets the search
@@ -148,12 +160,14 @@ pub const PLAY_POLICY_TEMPERATURE: f32 = 1.6;
 impl SearchConfig {
     /// The defaults for play rather than self-play: no root noise, the
     /// priors flattened by [`PLAY_POLICY_TEMPERATURE`] and MCTS-Solver on
-    /// ([`SearchConfig::solver`]).
+    /// ([`SearchConfig::solver`]), forced moves played through
+    /// ([`SearchConfig::collapse_forced`]).
     pub fn for_play() -> Self {
         SearchConfig {
             dirichlet_epsilon: 0.0,
             policy_temperature: PLAY_POLICY_TEMPERATURE,
             solver: true,
+            collapse_forced: true,
             ..SearchConfig::default()
         }
     }
@@ -180,6 +194,7 @@ impl Default for SearchConfig {
             two_fold_draws: true,
             win_in_two: true,
             solver: false,
+            collapse_forced: false,
             policy_temperature: 1.0,
         }
     }

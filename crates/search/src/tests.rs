@@ -910,7 +910,10 @@ fn extra_turn_game_played_perfectly() {
 /// Tree invariants after any batched search: exact visit totals, no
 /// leftover virtual loss, and every expanded node's visits equal one (its
 /// own evaluation) plus its children's.
-fn check_invariants<G: Game>(tree: &Mcts<G>, sims: u32) {
+/// With `collapsed`, an expanded node with one child may also be a forced
+/// position played through ([`SearchConfig::collapse_forced`]), whose
+/// visits are all its child's.
+fn check_invariants_with<G: Game>(tree: &Mcts<G>, sims: u32, collapsed: bool) {
     assert_eq!(tree.visits(), sims);
     assert_eq!(tree.num_pending(), 0);
     for n in tree.nodes() {
@@ -919,7 +922,12 @@ fn check_invariants<G: Game>(tree: &Mcts<G>, sims: u32) {
         match n.kind {
             NodeKind::Expanded => {
                 let sum: u32 = n.children().map(|c| tree.nodes()[c].visits).sum();
-                assert_eq!(n.visits, sum + 1);
+                let forced = collapsed && n.num_children == 1 && n.visits == sum;
+                assert!(
+                    forced || n.visits == sum + 1,
+                    "{} visits, children {sum}",
+                    n.visits
+                );
             }
             NodeKind::Unexpanded => assert_eq!(n.visits, 0),
             _ => {}
@@ -940,8 +948,12 @@ proptest::proptest! {
         pile in 1u8..15,
         seed in 0u64..1000,
         solver in proptest::bool::ANY,
+        collapse in proptest::bool::ANY,
     ) {
-        let config = SearchConfig { virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, solver, ..plain() };
+        let config = SearchConfig {
+            virtual_loss: vl, fpu_reduction: fpu, dirichlet_epsilon: eps, solver,
+            collapse_forced: collapse, ..plain()
+        };
         let mut r = StdRng::seed_from_u64(seed);
         let mut trees = vec![
             Mcts::new(TicTacToe::start(), &config),
@@ -949,12 +961,12 @@ proptest::proptest! {
         ];
         run_batched(&mut trees, &mut UniformEvaluator, sims, leaves, &mut r);
         for t in &trees {
-            check_invariants(t, sims);
+            check_invariants_with(t, sims, collapse);
         }
         let mut extra = vec![Mcts::new(ExtraTurn::new(pile), &config)];
         let mut eval = RolloutEvaluator::new(2, 50, StdRng::seed_from_u64(seed));
         run_batched(&mut extra, &mut eval, sims, leaves, &mut r);
-        check_invariants(&extra[0], sims);
+        check_invariants_with(&extra[0], sims, collapse);
         // Reuse keeps the invariants, with the kept visits as the new total.
         if let Some(a) = extra[0].choose_action(1.0, &mut r) {
             let kept = extra[0].root_children().iter().find(|c| c.action == a).map_or(0, |c| c.visits);
@@ -972,9 +984,9 @@ proptest::proptest! {
             // two) restarts as a fresh root.
             let kept = if extra[0].visits() == 0 { 0 } else { kept };
             if !extra[0].is_terminal() {
-                check_invariants(&extra[0], kept);
+                check_invariants_with(&extra[0], kept, collapse);
                 run_batched(&mut extra, &mut eval, kept + 20, leaves, &mut r);
-                check_invariants(&extra[0], kept + 20);
+                check_invariants_with(&extra[0], kept + 20, collapse);
             }
         }
     }
@@ -1100,4 +1112,129 @@ fn solver_proves_small_games() {
             }
         }
     }
+}
+
+/// Root (First) with a forced line on its first action (Second, then
+/// First, each with one legal action, down to Second's choice at 3) and a
+/// choice for Second at once on its second.
+static FORCED_LINE: [Spec; 7] = [
+    Spec::Move {
+        to_move: F,
+        children: &[1, 4],
+    },
+    Spec::Move {
+        to_move: S,
+        children: &[2],
+    },
+    Spec::Move {
+        to_move: F,
+        children: &[3],
+    },
+    Spec::Move {
+        to_move: S,
+        children: &[5, 6],
+    },
+    Spec::Move {
+        to_move: S,
+        children: &[5, 6],
+    },
+    Spec::End {
+        to_move: F,
+        winner: Some(F),
+    },
+    Spec::End {
+        to_move: F,
+        winner: None,
+    },
+];
+
+/// Two positions with one legal action each, leading to one another for
+/// ever (no repetition rule in table games).
+static FORCED_CYCLE: [Spec; 3] = [
+    Spec::Move {
+        to_move: F,
+        children: &[1],
+    },
+    Spec::Move {
+        to_move: S,
+        children: &[2],
+    },
+    Spec::Move {
+        to_move: F,
+        children: &[1],
+    },
+];
+
+/// Uniform priors, draws, and the table node and ply of every position
+/// evaluated.
+#[derive(Default)]
+struct RecordingEvaluator {
+    seen: Vec<(usize, u32)>,
+}
+
+impl Evaluator<TableGame> for RecordingEvaluator {
+    fn evaluate(&mut self, p: &[&TableGame], legal: &[&[u8]], priors: &mut [f32], wdl: &mut [Wdl]) {
+        self.seen.extend(p.iter().map(|g| (g.node, g.ply)));
+        UniformEvaluator.evaluate(p, legal, priors, wdl);
+    }
+}
+
+fn collapsing() -> SearchConfig {
+    SearchConfig {
+        collapse_forced: true,
+        ..quiet()
+    }
+}
+
+#[test]
+fn forced_positions_are_played_through_without_an_evaluation() {
+    let game = TableGame::new(&FORCED_LINE);
+    let mut on = RecordingEvaluator::default();
+    let tree = search(&game, &mut on, &collapsing(), 30, &mut rng());
+    assert_eq!(tree.visits(), 30);
+    let mut nodes: Vec<usize> = on.seen.iter().map(|&(n, _)| n).collect();
+    nodes.sort_unstable();
+    nodes.dedup();
+    // The root, the choice after the forced line, the other choice: never 1 or 2.
+    assert_eq!(nodes, vec![0, 3, 4]);
+    // Off, the forced positions are evaluated like any other.
+    let mut off = RecordingEvaluator::default();
+    search(&game, &mut off, &quiet(), 30, &mut rng());
+    assert!(off.seen.iter().any(|&(n, _)| n == 1));
+    assert!(off.seen.iter().any(|&(n, _)| n == 2));
+}
+
+#[test]
+fn a_forced_win_is_seen_one_visit_sooner() {
+    // Second's single action ends the game: played through, every visit
+    // after the root's own reaches the end (off: one more is spent on the
+    // forced position, `single_legal_action_positions`).
+    let tree = search(
+        &TableGame::new(&ONLY_MOVE),
+        &mut UniformEvaluator,
+        &collapsing(),
+        10,
+        &mut rng(),
+    );
+    assert_eq!(tree.visits(), 10);
+    assert_wdl(tree.root_wdl(), [0.0, 0.1, 0.9]);
+    assert_eq!(tree.principal_variation(9), vec![0, 0]);
+}
+
+#[test]
+fn a_cycle_of_forced_moves_is_cut_after_the_chain_limit() {
+    let mut eval = RecordingEvaluator::default();
+    let tree = search(
+        &TableGame::new(&FORCED_CYCLE),
+        &mut eval,
+        &collapsing(),
+        3,
+        &mut rng(),
+    );
+    assert_eq!(tree.visits(), 3);
+    // The root at ply 0; then the first leaf below it, 1 + 32 plies down
+    // (32 forced plies played through); below the limit every forced
+    // position is evaluated (the chain is counted along the whole path).
+    let plies: Vec<u32> = eval.seen.iter().map(|&(_, ply)| ply).collect();
+    assert_eq!(plies, vec![0, 33, 34]);
 }

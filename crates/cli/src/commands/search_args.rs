@@ -37,6 +37,12 @@ pub struct PlaySearchArgs {
     /// search::SearchConfig::solver). For measuring what it adds.
     #[arg(long)]
     pub no_solver: bool,
+    /// Search bundle players without playing forced moves through (on by
+    /// default: a position below the root with one legal move is not
+    /// evaluated, its move is played at once; see
+    /// search::SearchConfig::collapse_forced). For measuring what it adds.
+    #[arg(long)]
+    pub no_collapse_forced: bool,
 }
 
 impl PlaySearchArgs {
@@ -52,6 +58,7 @@ impl PlaySearchArgs {
             c_puct: self.c_puct.unwrap_or(play.c_puct),
             fpu_reduction: self.fpu_reduction.unwrap_or(play.fpu_reduction),
             solver: !self.no_solver,
+            collapse_forced: !self.no_collapse_forced,
             ..play
         };
         config.validate().map_err(|e| {
@@ -65,10 +72,12 @@ impl PlaySearchArgs {
     /// The options as JSON fields (`contempt`, `policy_temperature`,
     /// `rollout_mix`, `c_puct`, `fpu_reduction`; the last two as used,
     /// defaults included), each printed as typed (0.3, not f32's
-    /// 0.30000001), and `solver` (true unless `--no-solver`).
+    /// 0.30000001), `solver` (true unless `--no-solver`) and
+    /// `collapse_forced` (true unless `--no-collapse-forced`).
     pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = self.numeric_fields();
         fields.insert("solver".into(), (!self.no_solver).into());
+        fields.insert("collapse_forced".into(), (!self.no_collapse_forced).into());
         fields
     }
 
@@ -144,6 +153,14 @@ mod tests {
         let off = parse(&["--no-solver"]);
         assert!(!off.search_config().unwrap().solver);
         assert_eq!(off.json_fields()["solver"], serde_json::json!(false));
+        // Forced moves are played through unless --no-collapse-forced.
+        assert!(default.collapse_forced && json["collapse_forced"] == serde_json::json!(true));
+        let off = parse(&["--no-collapse-forced"]);
+        assert!(!off.search_config().unwrap().collapse_forced);
+        assert_eq!(
+            off.json_fields()["collapse_forced"],
+            serde_json::json!(false)
+        );
         for bad in [
             ["--c-puct", "0"],
             ["--c-puct", "-1"],

@@ -4,6 +4,7 @@
 use rand::Rng;
 use rules::Game;
 
+use super::expand::expand;
 use super::Mcts;
 use crate::config::SearchConfig;
 use crate::node::{Node, NodeKind};
@@ -71,6 +72,10 @@ pub(crate) fn puct_child(nodes: &[Node], node: usize, config: &SearchConfig) -> 
 /// child's (scores are within a few units), above the initial best, so the
 /// first such child is chosen when all are lost.
 const PROVEN_LOSS_SCORE: f32 = -1.0e9;
+
+/// The most forced plies played through in a row on one descent
+/// ([`SearchConfig::collapse_forced`]); the next forced leaf is evaluated.
+const FORCED_CHAIN_LIMIT: usize = 32;
 
 impl<G: Game> Mcts<G> {
     /// Descend up to `max_leaves` times, each with virtual loss on its path,
@@ -175,11 +180,54 @@ impl<G: Game> Mcts<G> {
             self.score_terminal(NodeKind::TerminalWin, to_move);
             return Descent::Terminal;
         }
+        if let Some(child) = self.play_through_forced(leaf, slot) {
+            return self.reach_leaf(child, slot);
+        }
         self.add_virtual_loss();
         self.pending_nodes.push(leaf as u32);
         self.pending_paths.extend_from_slice(&self.path);
         self.pending_path_ends.push(self.pending_paths.len() as u32);
         Descent::Pending
+    }
+
+    /// [`SearchConfig::collapse_forced`]: when `leaf` (below the root,
+    /// not yet evaluated, its legal actions in slot `slot`) has a single
+    /// legal action and the forced chain on this path is short enough,
+    /// expand it with that action at prior 1, play it in the slot and
+    /// return the child the descent goes on to. `None` leaves the leaf to
+    /// be evaluated (also when the arena is full and it stays a leaf).
+    fn play_through_forced(&mut self, leaf: usize, slot: usize) -> Option<usize> {
+        let legal = &self.pending_legal[slot];
+        if !self.config.collapse_forced || leaf == 0 || legal.len() != 1 {
+            return None;
+        }
+        // The forced plies already on this path: a bound on the chain, so
+        // a cycle of forced moves without a repetition rule cannot loop.
+        let chain = self
+            .path
+            .iter()
+            .rev()
+            .skip(1)
+            .take_while(|&&n| self.nodes[n as usize].num_children == 1 && n != 0);
+        if chain.count() >= FORCED_CHAIN_LIMIT {
+            return None;
+        }
+        let action = legal[0];
+        expand(
+            &mut self.nodes,
+            &mut self.actions,
+            leaf,
+            &[action],
+            &[1.0],
+            1.0,
+        );
+        if !self.nodes[leaf].kind.is_expanded() {
+            return None;
+        }
+        let child = self.nodes[leaf].first_child as usize;
+        self.pending_positions[slot].play(action);
+        self.path.push(child as u32);
+        Some(child)
     }
 
     /// The terminal kind of unexpanded `leaf` (position in slot `slot`):
