@@ -5,7 +5,7 @@
 //! bound only so that a regression fails instead of hanging.
 
 use std::net::SocketAddr;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -29,17 +29,16 @@ async fn start() -> (
 /// The header and body read timeouts of these tests.
 const TIMEOUT: Duration = Duration::from_secs(1);
 
+/// A service of its own for each test: a shutdown (any test's server
+/// stopping, even by dropping its sender at the end) marks the service as
+/// shutting down for good, so a shared one would answer 503 to the tests
+/// still running.
 fn service() -> Arc<Service> {
-    static SERVICE: OnceLock<Arc<Service>> = OnceLock::new();
-    SERVICE
-        .get_or_init(|| {
-            let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
-            let mut config = ServeConfig::new(models);
-            config.header_read_timeout = TIMEOUT;
-            config.body_read_timeout = TIMEOUT;
-            Arc::new(Service::new(config).expect("the shipped bundles load"))
-        })
-        .clone()
+    let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let mut config = ServeConfig::new(models);
+    config.header_read_timeout = TIMEOUT;
+    config.body_read_timeout = TIMEOUT;
+    Arc::new(Service::new(config).expect("the shipped bundles load"))
 }
 
 /// Keep sending `byte` every 200 ms (a slow loris) until the connection
