@@ -362,19 +362,24 @@ fn terminal_root() {
 
 #[test]
 fn single_legal_action_positions() {
-    let tree = search(
-        &TableGame::new(&ONLY_MOVE),
-        &mut UniformEvaluator,
-        &quiet(),
-        10,
-        &mut rng(),
-    );
-    assert_eq!(tree.visits(), 10);
-    assert_eq!(tree.choose_action(1.0, &mut rng()), Some(0));
-    assert_eq!(tree.policy_target(), vec![(0, 1.0)]);
-    // Root and its child are evaluated as draws; the other 8 visits reach Second's win.
-    assert_wdl(tree.root_wdl(), [0.0, 0.2, 0.8]);
-    assert_eq!(tree.principal_variation(9), vec![0, 0]);
+    // Off: the root and its forced child are evaluated as draws, the other
+    // 8 visits reach Second's win. With forced moves played through
+    // (`SearchConfig::collapse_forced`) the child is not evaluated: every
+    // visit after the root's own reaches the end.
+    for (config, wdl) in [(quiet(), [0.0, 0.2, 0.8]), (collapsing(), [0.0, 0.1, 0.9])] {
+        let tree = search(
+            &TableGame::new(&ONLY_MOVE),
+            &mut UniformEvaluator,
+            &config,
+            10,
+            &mut rng(),
+        );
+        assert_eq!(tree.visits(), 10);
+        assert_eq!(tree.choose_action(1.0, &mut rng()), Some(0));
+        assert_eq!(tree.policy_target(), vec![(0, 1.0)]);
+        assert_wdl(tree.root_wdl(), wdl);
+        assert_eq!(tree.principal_variation(9), vec![0, 0]);
+    }
 }
 
 #[test]
@@ -1202,23 +1207,6 @@ fn forced_positions_are_played_through_without_an_evaluation() {
     search(&game, &mut off, &quiet(), 30, &mut rng());
     assert!(off.seen.iter().any(|&(n, _)| n == 1));
     assert!(off.seen.iter().any(|&(n, _)| n == 2));
-}
-
-#[test]
-fn a_forced_win_is_seen_one_visit_sooner() {
-    // Second's single action ends the game: played through, every visit
-    // after the root's own reaches the end (off: one more is spent on the
-    // forced position, `single_legal_action_positions`).
-    let tree = search(
-        &TableGame::new(&ONLY_MOVE),
-        &mut UniformEvaluator,
-        &collapsing(),
-        10,
-        &mut rng(),
-    );
-    assert_eq!(tree.visits(), 10);
-    assert_wdl(tree.root_wdl(), [0.0, 0.1, 0.9]);
-    assert_eq!(tree.principal_variation(9), vec![0, 0]);
 }
 
 #[test]
