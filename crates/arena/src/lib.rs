@@ -22,7 +22,8 @@ pub mod wdl;
 pub use elo::EloEstimate;
 pub use greedy::{GreedyPlayer, Heuristic};
 pub use matches::{
-    play_match, random_opening, run_match, tally_by_side, MatchGame, MatchReport, MatchSettings,
+    opening_seed, play_match, random_opening, run_match, tally_by_side, MatchGame, MatchReport,
+    MatchSettings,
 };
 pub use player::{Budget, Contestant, MctsPlayer, RandomPlayer};
 pub use single_game::{play_game, Forfeit, GameResult};

@@ -235,11 +235,14 @@ pub struct FactoryContext {
     pub viking_ini: Option<PathBuf>,
     /// Limit for one UCI `bestmove` (beyond it the engine forfeits).
     pub uci_move_timeout: Duration,
+    /// Whether bundle and UCT players keep their search tree from one
+    /// action to the next ([`MctsPlayer::with_tree_reuse`]; on by default).
+    pub tree_reuse: bool,
 }
 
 impl FactoryContext {
     /// Defaults on `device`: 100 nodes, [`SearchConfig::for_play`], 300-ply playouts,
-    /// the shipped viking definition, 30 s per UCI move.
+    /// the shipped viking definition, 30 s per UCI move, tree reuse on.
     pub fn new(device: Device) -> Self {
         FactoryContext {
             device,
@@ -249,6 +252,7 @@ impl FactoryContext {
             rollout_mix: 0.0,
             viking_ini: None,
             uci_move_timeout: Duration::from_secs(30),
+            tree_reuse: true,
         }
     }
 }
@@ -270,14 +274,19 @@ pub struct PlayerFactory<G: Encode + Heuristic> {
     search: SearchConfig,
     rollout_max_plies: u32,
     rollout_mix: f32,
+    tree_reuse: bool,
     _game: std::marker::PhantomData<fn() -> G>,
 }
 
+/// The leaf evaluator of a bundle player: the network, mixed with random
+/// playouts ([`RolloutMix`]).
+pub type NetPlayoutEvaluator<G> = RolloutMix<NetEvaluator<G>, SmallRng>;
+
 /// A search player on `net`: PUCT with `search` (root noise off) and
-/// `budget` per action; `(lambda, max_plies)` mixes random playouts of up
-/// to `max_plies` plies into the leaf values ([`RolloutMix`]; `lambda` 0 =
-/// the network alone). `seed` drives the player's and the playouts'
-/// randomness.
+/// `budget` per action, tree reuse on ([`MctsPlayer::with_tree_reuse`]);
+/// `(lambda, max_plies)` mixes random playouts of up to `max_plies` plies
+/// into the leaf values ([`RolloutMix`]; `lambda` 0 = the network alone).
+/// `seed` drives the player's and the playouts' randomness.
 pub fn net_player<G: Encode>(
     name: &str,
     net: Net,
@@ -286,14 +295,14 @@ pub fn net_player<G: Encode>(
     budget: Budget,
     (lambda, max_plies): (f32, u32),
     seed: u64,
-) -> Box<dyn Contestant<G>> {
+) -> MctsPlayer<G, NetPlayoutEvaluator<G>> {
     let playouts = RolloutEvaluator::new(1, max_plies, SmallRng::seed_from_u64(seed ^ 0x5EED));
     let eval = RolloutMix::new(
         NetEvaluator::<G>::new(net, device.clone()),
         playouts,
         lambda,
     );
-    Box::new(MctsPlayer::with_budget(name, eval, search, budget, seed))
+    MctsPlayer::with_budget(name, eval, search, budget, seed)
 }
 
 /// The UCI options and position dialect for `variant` with Fairy-Stockfish
@@ -391,6 +400,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
             search: ctx.search.clone(),
             rollout_max_plies: ctx.rollout_max_plies,
             rollout_mix: ctx.rollout_mix,
+            tree_reuse: ctx.tree_reuse,
             _game: std::marker::PhantomData,
         })
     }
@@ -404,6 +414,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
             search: ctx.search.clone(),
             rollout_max_plies: ctx.rollout_max_plies,
             rollout_mix: ctx.rollout_mix,
+            tree_reuse: ctx.tree_reuse,
             _game: std::marker::PhantomData,
         }
     }
@@ -416,14 +427,17 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// A fresh player for one game; `seed` drives its randomness.
     pub fn make(&self, seed: u64) -> Box<dyn Contestant<G>> {
         match &self.built {
-            Built::Bundle(net, budget) => net_player(
-                &self.name,
-                (**net).clone(),
-                &self.device,
-                &self.search,
-                *budget,
-                (self.rollout_mix, self.rollout_max_plies),
-                seed,
+            Built::Bundle(net, budget) => Box::new(
+                net_player(
+                    &self.name,
+                    (**net).clone(),
+                    &self.device,
+                    &self.search,
+                    *budget,
+                    (self.rollout_mix, self.rollout_max_plies),
+                    seed,
+                )
+                .with_tree_reuse(self.tree_reuse),
             ),
             Built::Random => Box::new(RandomPlayer::new(seed)),
             Built::Greedy => Box::new(GreedyPlayer::new(seed)),
@@ -433,13 +447,10 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                     self.rollout_max_plies,
                     SmallRng::seed_from_u64(seed ^ 0x5EED),
                 );
-                Box::new(MctsPlayer::with_budget(
-                    self.name.clone(),
-                    eval,
-                    &self.search,
-                    *budget,
-                    seed,
-                ))
+                Box::new(
+                    MctsPlayer::with_budget(self.name.clone(), eval, &self.search, *budget, seed)
+                        .with_tree_reuse(self.tree_reuse),
+                )
             }
             Built::Uci(config) => Box::new(UciPlayer::<G>::new(config.clone())),
         }

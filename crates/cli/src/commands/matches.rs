@@ -113,6 +113,7 @@ pub fn context(
     ctx.uci_move_timeout = Duration::from_secs_f64(uci_timeout);
     ctx.search = search.search_config()?;
     ctx.rollout_mix = search.rollout_mix()?;
+    ctx.tree_reuse = !search.no_tree_reuse;
     Ok(ctx)
 }
 
@@ -159,8 +160,8 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
     let seed = args.seed;
     let report = run_match::<G, _, _>(
         &settings,
-        |i| pa.make(seed ^ i as u64),
-        |i| pb.make(seed.wrapping_mul(31) ^ (i as u64) << 32),
+        |i| pa.make(rules::zobrist::key(seed, i as u64)),
+        |i| pb.make(rules::zobrist::key(seed.wrapping_mul(31), i as u64)),
         |r| {
             if let Some(path) = &args.pgn {
                 if let Err(e) =

@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use anyhow::{anyhow, bail, Result};
 use arena::player::Budget;
 use arena::spec::net_player;
-use arena::{play_match, random_opening, tally_by_side, Contestant, RandomPlayer, WdlCounts};
+use arena::{
+    opening_seed, play_match, random_opening, tally_by_side, Contestant, RandomPlayer, WdlCounts,
+};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant};
@@ -69,14 +71,17 @@ fn bundle_player<G: Encode>(
     search: &SearchConfig,
     seed: u64,
 ) -> Box<dyn Contestant<G>> {
-    net_player::<G>(
-        name,
-        net.clone(),
-        device,
-        search,
-        Budget::Nodes(args.simulations),
-        (args.search.rollout_mix, args.ply_cap),
-        seed,
+    Box::new(
+        net_player::<G>(
+            name,
+            net.clone(),
+            device,
+            search,
+            Budget::Nodes(args.simulations),
+            (args.search.rollout_mix, args.ply_cap),
+            seed,
+        )
+        .with_tree_reuse(!args.search.no_tree_reuse),
     )
 }
 
@@ -107,12 +112,7 @@ fn run_for<G: Encode>(args: &PlayArgs) -> Result<()> {
         args.games,
         args.concurrency,
         args.ply_cap,
-        |i| {
-            random_opening::<G>(
-                args.opening_plies,
-                args.seed ^ (i as u64 / 2).wrapping_mul(0x9E37_79B9),
-            )
-        },
+        |i| random_opening::<G>(args.opening_plies, opening_seed(args.seed, i / 2)),
         |i| {
             bundle_player::<G>(
                 &net_a,

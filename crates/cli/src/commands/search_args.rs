@@ -43,6 +43,12 @@ pub struct PlaySearchArgs {
     /// search::SearchConfig::collapse_forced). For measuring what it adds.
     #[arg(long)]
     pub no_collapse_forced: bool,
+    /// Search every action of bundle and UCT players from an empty tree
+    /// (by default a player keeps the subtree of its move and searches on
+    /// from the opponent's reply in it; a node budget counts the kept
+    /// visits; see arena::MctsPlayer). For measuring what reuse adds.
+    #[arg(long)]
+    pub no_tree_reuse: bool,
 }
 
 impl PlaySearchArgs {
@@ -73,11 +79,13 @@ impl PlaySearchArgs {
     /// `rollout_mix`, `c_puct`, `fpu_reduction`; the last two as used,
     /// defaults included), each printed as typed (0.3, not f32's
     /// 0.30000001), `solver` (true unless `--no-solver`) and
-    /// `collapse_forced` (true unless `--no-collapse-forced`).
+    /// `collapse_forced` (true unless `--no-collapse-forced`) and
+    /// `tree_reuse` (true unless `--no-tree-reuse`).
     pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = self.numeric_fields();
         fields.insert("solver".into(), (!self.no_solver).into());
         fields.insert("collapse_forced".into(), (!self.no_collapse_forced).into());
+        fields.insert("tree_reuse".into(), (!self.no_tree_reuse).into());
         fields
     }
 
@@ -161,6 +169,10 @@ mod tests {
             off.json_fields()["collapse_forced"],
             serde_json::json!(false)
         );
+        // Trees are kept between actions unless --no-tree-reuse.
+        assert_eq!(json["tree_reuse"], serde_json::json!(true));
+        let off = parse(&["--no-tree-reuse"]);
+        assert_eq!(off.json_fields()["tree_reuse"], serde_json::json!(false));
         for bad in [
             ["--c-puct", "0"],
             ["--c-puct", "-1"],
