@@ -150,8 +150,7 @@ impl<G: Game, E: Evaluator<G> + Send> MctsPlayer<G, E> {
     /// root or one action past it, an empty tree otherwise.
     fn tree_for(&mut self, game: &G) -> Mcts<G> {
         if let Some(mut tree) = self.tree.take() {
-            let step = reply_to(tree.root_state(), game);
-            if let Some(reply) = step {
+            if let Some(reply) = reply_to(tree.root_state(), game) {
                 if reply.is_none_or(|a| tree.advance(a).is_ok()) {
                     return tree;
                 }
