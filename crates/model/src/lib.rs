@@ -9,6 +9,8 @@
 //! - [`evaluator`]: [`NetEvaluator`], batched inference behind
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
+//! - [`grow`]: a trained network grown deeper and wider, computing the
+//!   same function (Net2Net), to carry on training with more capacity.
 //! - [`lineage`]: a bundle's generations, CPU-hours, ancestors and promotion.
 //! - [`weights`]: a network's tensors as plain vectors, read and written
 //!   back (for the hand-written training step).
@@ -19,6 +21,7 @@ pub mod device;
 mod direct;
 pub mod evaluator;
 pub mod fused;
+pub mod grow;
 pub mod lineage;
 pub mod net;
 pub mod weights;

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 mod analyse;
 mod bench;
 mod export;
+mod grow;
 mod ladder;
 mod matches;
 mod perft;
@@ -53,6 +54,9 @@ enum Command {
     /// Copy a checkpoint to a shipped bundle folder, verified, with its
     /// measured strength recorded in model.json.
     Export(export::ExportArgs),
+    /// Grow a bundle to more residual blocks and filters, computing the
+    /// same function (Net2Net), to continue training it with more capacity.
+    Grow(grow::GrowArgs),
     /// Run as a UCI engine (Fairy-Stockfish conventions) on stdin/stdout.
     Uci(uci::UciArgs),
     /// JSON-lines analysis engine on stdin/stdout (one request per line).
@@ -72,6 +76,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Perft(args) => perft::run(args),
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
+        Command::Grow(args) => grow::run(args),
         Command::Uci(args) => uci::run(args),
         Command::Analyse(args) => analyse::run(args),
         Command::Serve(args) => serve::run(args),
