@@ -358,9 +358,9 @@ pub fn parse_meta<E: Encode>(text: &[u8], dir: &Path) -> Result<BundleMeta, Bund
             E::VARIANT
         ));
     }
-    if s.blocks > 64
+    if s.blocks > crate::net::MAX_BLOCKS
         || s.filters == 0
-        || s.filters > 1024
+        || s.filters > crate::net::MAX_FILTERS
         || s.value_hidden == 0
         || s.value_hidden > 4096
     {

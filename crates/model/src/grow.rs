@@ -23,7 +23,7 @@
 
 use rand::{Rng, SeedableRng};
 
-use crate::net::NetShape;
+use crate::net::{NetShape, MAX_BLOCKS, MAX_FILTERS};
 use crate::weights::{ConvBnWeights, NetWeights};
 
 /// Why a network cannot grow to the asked shape.
@@ -39,6 +39,16 @@ pub enum GrowError {
         /// The asked count.
         want: usize,
     },
+    /// The target is larger than any network may be.
+    #[error("cannot grow to more than {limit} {what} (asked for {want})")]
+    TooLarge {
+        /// `"blocks"` or `"filters"`.
+        what: &'static str,
+        /// [`MAX_BLOCKS`] or [`MAX_FILTERS`].
+        limit: usize,
+        /// The asked count.
+        want: usize,
+    },
 }
 
 /// The grown copy of `w` with `blocks` residual blocks of `filters`
@@ -46,7 +56,8 @@ pub enum GrowError {
 /// rounding). New weights are drawn from a generator seeded with `seed`.
 ///
 /// # Errors
-/// [`GrowError::Shrink`] if `blocks` or `filters` is below the network's.
+/// [`GrowError::Shrink`] if `blocks` or `filters` is below the network's;
+/// [`GrowError::TooLarge`] above [`MAX_BLOCKS`] or [`MAX_FILTERS`].
 ///
 /// # Example
 /// ```
@@ -67,12 +78,15 @@ pub fn grow(
     seed: u64,
 ) -> Result<NetWeights, GrowError> {
     let old = &w.shape;
-    for (what, have, want) in [
-        ("blocks", old.blocks, blocks),
-        ("filters", old.filters, filters),
+    for (what, have, want, limit) in [
+        ("blocks", old.blocks, blocks, MAX_BLOCKS),
+        ("filters", old.filters, filters, MAX_FILTERS),
     ] {
         if want < have {
             return Err(GrowError::Shrink { what, have, want });
+        }
+        if want > limit {
+            return Err(GrowError::TooLarge { what, limit, want });
         }
     }
     let mut rng = rand::rngs::StdRng::seed_from_u64(seed);

@@ -52,6 +52,13 @@ pub struct NetShape {
     pub moves_left: bool,
 }
 
+/// The most residual blocks a network may have (bundles with more are
+/// refused as implausible; configs and `lokizero grow` are held to it).
+pub const MAX_BLOCKS: usize = 64;
+
+/// The most filters `F` a network may have (as [`MAX_BLOCKS`]).
+pub const MAX_FILTERS: usize = 1024;
+
 /// The moves-left head predicts plies left divided by this (so its targets
 /// are of order 1).
 pub const MOVES_LEFT_SCALE: f32 = 100.0;

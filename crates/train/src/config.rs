@@ -315,9 +315,12 @@ impl RunConfig {
                 self.generations >= 1 && self.generations <= 100_000,
                 "generations must be in 1..=100000",
             ),
-            (n.blocks <= 64, "network.blocks must be <= 64"),
             (
-                n.filters >= 1 && n.filters <= 1024,
+                n.blocks <= model::net::MAX_BLOCKS,
+                "network.blocks must be <= 64",
+            ),
+            (
+                n.filters >= 1 && n.filters <= model::net::MAX_FILTERS,
                 "network.filters must be in 1..=1024",
             ),
             (
