@@ -59,6 +59,22 @@ pub struct BundleMeta {
     pub weights_sha256: String,
 }
 
+impl BundleMeta {
+    /// The bundle's lineage, taken out of the metadata; a bundle written
+    /// before the lineage record gets one from its training record
+    /// (generation and `cpu_seconds_total`), so every bundle written on
+    /// carries generations and CPU-hours.
+    pub fn take_lineage(&mut self) -> Lineage {
+        self.lineage.take().unwrap_or_else(|| {
+            let cpu = self
+                .training
+                .get("cpu_seconds_total")
+                .and_then(serde_json::Value::as_f64);
+            Lineage::at_generation(self.generation, cpu, None)
+        })
+    }
+}
+
 /// Why a bundle could not be written or loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum BundleError {

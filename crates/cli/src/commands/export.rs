@@ -7,7 +7,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant, save_bundle};
-use model::lineage::{Ancestor, Lineage, Promotion};
+use model::lineage::{Ancestor, Promotion};
 
 /// Arguments of `lokizero export`.
 #[derive(Args, Debug)]
@@ -55,15 +55,7 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     if !results.is_empty() {
         meta.strength = serde_json::json!({ "matches": results });
     }
-    // Bundles from before the lineage record get one from their training
-    // record, so every exported bundle carries generations and CPU-hours.
-    let mut lineage = meta.lineage.take().unwrap_or_else(|| {
-        let cpu = meta
-            .training
-            .get("cpu_seconds_total")
-            .and_then(serde_json::Value::as_f64);
-        Lineage::at_generation(meta.generation, cpu, None)
-    });
+    let mut lineage = meta.take_lineage();
     if let Some(path) = &args.promoted_by {
         let promotion = Promotion::from_match_json(&read_json(path)?, &G::VARIANT.to_string())
             .with_context(|| format!("--promoted-by {}", path.display()))?;

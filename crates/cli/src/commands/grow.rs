@@ -9,7 +9,7 @@ use anyhow::{anyhow, Context, Result};
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant, save_bundle};
-use model::lineage::{Ancestor, Lineage};
+use model::lineage::Ancestor;
 use model::weights::Values;
 use model::Net;
 
@@ -58,13 +58,7 @@ fn grow_for<G: Encode>(args: &GrowArgs) -> Result<()> {
     // The grown bundle continues the source's lineage; its strength was
     // measured on the source (the same function, but other weights), so it
     // is not carried over, nor the source's promotion.
-    let mut lineage = meta.lineage.take().unwrap_or_else(|| {
-        let cpu = meta
-            .training
-            .get("cpu_seconds_total")
-            .and_then(serde_json::Value::as_f64);
-        Lineage::at_generation(meta.generation, cpu, None)
-    });
+    let mut lineage = meta.take_lineage();
     lineage.ancestors.push(Ancestor {
         generation: meta.generation,
         weights_sha256: meta.weights_sha256.clone(),
