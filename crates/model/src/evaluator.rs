@@ -44,8 +44,14 @@ pub struct NetEvaluator<E: Encode> {
 }
 
 /// Per-ply discount of decisive outcomes used with a moves-left head:
-/// a win predicted 100 plies away is worth `0.999^100 = 0.905` of one now.
-pub const DEFAULT_MOVES_LEFT_DISCOUNT: f32 = 0.999;
+/// a win predicted 100 plies away is worth `0.997^100 = 0.74` of one now.
+/// At a value of 0.8 a move that brings the end 10 plies nearer (near 35
+/// plies left) gains about 0.02, about what Lc0's moves-left utility
+/// gives (`MovesLeftSlope` 0.0027 per ply, capped at 0.0345); at 0.999 the
+/// gain was 0.008, under the noise between the value head's estimates of
+/// sibling positions, and a won losers endgame was shuffled to the
+/// match's ply cap (docs/experiments.md, session 18).
+pub const DEFAULT_MOVES_LEFT_DISCOUNT: f32 = 0.997;
 
 /// Move the fraction `1 - gamma^plies_left` of the win and loss mass of
 /// `wdl` to the draw, so `W - L` shrinks by `gamma^plies_left`: sooner wins

@@ -18,16 +18,24 @@
 //!   and shift zero, so the block computes `relu(x + 0) = x` (its input is
 //!   already a ReLU output) and its scale gets a gradient from the start.
 //!
+//! - **A moves-left head** ([`add_moves_left_head`]; Lc0's, `crate::net`):
+//!   zero weights and a bias that predicts the same number of plies for
+//!   every position, so policy and value are unchanged and the evaluator's
+//!   discount of decisive values (`crate::evaluator::discount_wdl`) starts
+//!   out the same everywhere; the zero weights get gradients from the value
+//!   head's hidden layer, so the head learns from the first step.
+//!
 //! Scales of zero everywhere would not do: the ReLU after such a layer sees
 //! exactly 0, where its gradient is 0, and the new channels would stay dead.
 
+use burn::nn::LinearConfig;
 use rand::{Rng, SeedableRng};
 
-use crate::net::{NetShape, MAX_BLOCKS, MAX_FILTERS};
-use crate::weights::{ConvBnWeights, NetWeights};
+use crate::net::{Net, NetShape, MAX_BLOCKS, MAX_FILTERS, MOVES_LEFT_SCALE};
+use crate::weights::{write_dense, ConvBnWeights, DenseWeights, NetWeights};
 
 /// Why a network cannot grow to the asked shape.
-#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, PartialEq, thiserror::Error)]
 pub enum GrowError {
     /// The target is smaller than the network in blocks or filters.
     #[error("cannot grow to fewer {what} ({want}) than the network has ({have})")]
@@ -49,6 +57,13 @@ pub enum GrowError {
         /// The asked count.
         want: usize,
     },
+    /// The network already has a moves-left head.
+    #[error("the network already has a moves-left head")]
+    HasMovesLeft,
+    /// The plies a new moves-left head should predict are not a positive
+    /// number.
+    #[error("a moves-left head must start predicting a positive number of plies (got {0})")]
+    BadPlies(f32),
 }
 
 /// The grown copy of `w` with `blocks` residual blocks of `filters`
@@ -191,4 +206,46 @@ fn identity_block(f: usize, rng: &mut impl Rng) -> (ConvBnWeights, ConvBnWeights
     let mut second = widen_conv_bn(&empty, [0, 0], [f, f], 3, rng);
     second.gamma.fill(0.0);
     (first, second)
+}
+
+/// `net` with a moves-left head added (module docs) that predicts `plies`
+/// plies left for every position until it is trained: weight `[H, 1]`
+/// zero, bias `softplus^-1(plies / MOVES_LEFT_SCALE)`. Policy logits and
+/// WDL are those of `net`.
+///
+/// # Errors
+/// [`GrowError::HasMovesLeft`] if `net` has the head already;
+/// [`GrowError::BadPlies`] if `plies` is not finite and positive.
+///
+/// # Example
+/// ```
+/// use model::grow::add_moves_left_head;
+/// use model::{Net, NetShape};
+/// let shape = NetShape { input_planes: 2, policy_planes: 3, height: 4, width: 4,
+///     blocks: 1, filters: 4, value_hidden: 8, moves_left: false };
+/// let device = model::device_from_name("cpu").unwrap();
+/// let net = add_moves_left_head(&Net::new(&shape, &device), 50.0).unwrap();
+/// assert!(net.has_moves_left());
+/// assert!(add_moves_left_head(&net, 50.0).is_err());
+/// ```
+pub fn add_moves_left_head(net: &Net, plies: f32) -> Result<Net, GrowError> {
+    if net.has_moves_left() {
+        return Err(GrowError::HasMovesLeft);
+    }
+    if !(plies.is_finite() && plies > 0.0) {
+        return Err(GrowError::BadPlies(plies));
+    }
+    let hidden = net.value_out.weight.val().dims()[0];
+    let device = net.value_out.weight.val().device();
+    let mut head = LinearConfig::new(hidden, 1).init(&device);
+    // softplus(b) = y  <=>  b = ln(e^y - 1).
+    let bias = (plies / MOVES_LEFT_SCALE).exp_m1().ln();
+    let zero_head = DenseWeights {
+        weight: vec![0.0; hidden],
+        bias: vec![bias],
+    };
+    write_dense(&mut head, &zero_head);
+    let mut grown = net.clone();
+    grown.moves_left_out = Some(head);
+    Ok(grown)
 }

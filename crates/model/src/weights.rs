@@ -137,7 +137,7 @@ fn write_conv_bn(layer: &mut ConvBn, w: &ConvBnWeights) {
     write_bn(&mut layer.bn, w);
 }
 
-fn write_dense(layer: &mut Linear, w: &DenseWeights) {
+pub(crate) fn write_dense(layer: &mut Linear, w: &DenseWeights) {
     layer.weight = replaced(layer.weight.clone(), &w.weight);
     if let Some(b) = layer.bias.take() {
         layer.bias = Some(replaced(b, &w.bias));

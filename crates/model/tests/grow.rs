@@ -2,15 +2,18 @@
 //! was grown from computes: the shipped losers bundle (trained weights,
 //! batch-norm statistics far from the identity) grown to 5 blocks x 48
 //! filters gives the same policy logits and WDL on the CPU inference path
-//! the bots use, and through burn's own forward pass.
+//! the bots use, and through burn's own forward pass. A moves-left head
+//! added to it ([`model::grow::add_moves_left_head`]) leaves policy and
+//! WDL as they were and predicts the asked plies everywhere, also after a
+//! round trip through a saved bundle.
 
 mod common;
 
 use burn::tensor::Device;
 use common::{flat, max_diff, positions, shipped_bundle};
 use encoding::Encode;
-use model::bundle::load_bundle;
-use model::grow::grow;
+use model::bundle::{load_bundle, save_bundle};
+use model::grow::{add_moves_left_head, grow, GrowError};
 use model::weights::Values;
 use model::{Net, NetEvaluator};
 use rules::{Game, Losers};
@@ -72,5 +75,49 @@ fn growing_keeps_old_weights_and_refuses_to_shrink() {
     assert_eq!(
         err.to_string(),
         "cannot grow to fewer filters (16) than the network has (32)"
+    );
+}
+
+#[test]
+fn a_new_moves_left_head_changes_nothing_and_predicts_the_same_plies() {
+    let device = Device::flex();
+    let (small, mut meta) = load_bundle::<Losers>(&shipped_bundle("losers"), &device).unwrap();
+    let with_head = add_moves_left_head(&small, 50.0).unwrap();
+    meta.shape.moves_left = true;
+    let dir = tempfile::tempdir().unwrap();
+    let saved = dir.path().join("ml");
+    save_bundle(&saved, &with_head, &meta).unwrap();
+    let (loaded, _) = load_bundle::<Losers>(&saved, &device).unwrap();
+    assert!(loaded.has_moves_left());
+    let games = positions::<Losers>(16);
+    let refs: Vec<&Losers> = games.iter().collect();
+    for fused in [true, false] {
+        let (p0, v0) = outputs(&small, &games, fused);
+        let (p1, v1) = outputs(&loaded, &games, fused);
+        let (dp, dv) = (max_diff(&p0, &p1), max_diff(&v0, &v1));
+        assert!(
+            dp < 1e-5 && dv < 1e-6,
+            "fused {fused}: policy {dp}, wdl {dv}"
+        );
+        let mut eval = if fused {
+            NetEvaluator::<Losers>::new(loaded.clone(), device.clone())
+        } else {
+            NetEvaluator::<Losers>::new_burn(loaded.clone(), device.clone())
+        };
+        eval.forward(&refs);
+        let plies = eval.last_moves_left();
+        assert_eq!(plies.len(), games.len());
+        assert!(
+            plies.iter().all(|p| (p - 50.0).abs() < 1e-3),
+            "fused {fused}: {plies:?}"
+        );
+    }
+    assert_eq!(
+        add_moves_left_head(&loaded, 50.0).unwrap_err(),
+        GrowError::HasMovesLeft
+    );
+    assert_eq!(
+        add_moves_left_head(&small, 0.0).unwrap_err().to_string(),
+        "a moves-left head must start predicting a positive number of plies (got 0)"
     );
 }
