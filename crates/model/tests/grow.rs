@@ -18,14 +18,18 @@ use model::weights::Values;
 use model::{Net, NetEvaluator};
 use rules::{Game, Losers};
 
+/// An evaluator of `net` on the fused CPU path or through burn.
+fn evaluator<G: Encode>(net: &Net, fused: bool) -> NetEvaluator<G> {
+    if fused {
+        NetEvaluator::new(net.clone(), Device::flex())
+    } else {
+        NetEvaluator::new_burn(net.clone(), Device::flex())
+    }
+}
+
 /// (policy logits, WDL) of `net` on `positions`, fused or through burn.
 fn outputs<G: Game + Encode>(net: &Net, games: &[G], fused: bool) -> (Vec<f32>, Vec<f32>) {
-    let device = Device::flex();
-    let mut eval = if fused {
-        NetEvaluator::<G>::new(net.clone(), device)
-    } else {
-        NetEvaluator::<G>::new_burn(net.clone(), device)
-    };
+    let mut eval = evaluator::<G>(net, fused);
     let refs: Vec<&G> = games.iter().collect();
     let (policy, wdl) = eval.forward(&refs);
     (policy.to_vec(), flat(&wdl))
@@ -99,11 +103,7 @@ fn a_new_moves_left_head_changes_nothing_and_predicts_the_same_plies() {
             dp < 1e-5 && dv < 1e-6,
             "fused {fused}: policy {dp}, wdl {dv}"
         );
-        let mut eval = if fused {
-            NetEvaluator::<Losers>::new(loaded.clone(), device.clone())
-        } else {
-            NetEvaluator::<Losers>::new_burn(loaded.clone(), device.clone())
-        };
+        let mut eval = evaluator::<Losers>(&loaded, fused);
         eval.forward(&refs);
         let plies = eval.last_moves_left();
         assert_eq!(plies.len(), games.len());

@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::{anyhow, bail, Context, Result};
+use burn::tensor::Device;
 use clap::Args;
 use encoding::Encode;
 use model::bundle::{load_bundle, peek_variant, save_bundle};
@@ -67,7 +68,7 @@ fn grow_for<G: Encode>(args: &GrowArgs) -> Result<()> {
     }
     let mut big = net;
     if (shape.blocks, shape.filters) != (old.blocks, old.filters) {
-        big = grow_trunk::<G>(&big, &shape, args)?;
+        big = grow_trunk::<G>(&big, &shape, args, &device)?;
     }
     if args.moves_left {
         big = model::grow::add_moves_left_head(&big, NEW_HEAD_PLIES)
@@ -92,21 +93,22 @@ fn grow_for<G: Encode>(args: &GrowArgs) -> Result<()> {
         meta.generation,
         old.blocks,
         old.filters,
-        if old.moves_left {
-            " with moves-left head"
-        } else {
-            ""
-        },
+        head_note(old.moves_left),
         shape.blocks,
         shape.filters,
-        if shape.moves_left {
-            " with moves-left head"
-        } else {
-            ""
-        },
+        head_note(shape.moves_left),
         args.out.display()
     );
     Ok(())
+}
+
+/// The words the summary line adds for a network with the moves-left head.
+fn head_note(moves_left: bool) -> &'static str {
+    if moves_left {
+        " with moves-left head"
+    } else {
+        ""
+    }
 }
 
 /// Plies a new moves-left head predicts everywhere before training: about
@@ -115,7 +117,12 @@ fn grow_for<G: Encode>(args: &GrowArgs) -> Result<()> {
 const NEW_HEAD_PLIES: f32 = 50.0;
 
 /// `net` grown to `shape`'s blocks and filters (`model::grow::grow`).
-fn grow_trunk<G: Encode>(net: &Net, shape: &NetShape, args: &GrowArgs) -> Result<Net> {
+fn grow_trunk<G: Encode>(
+    net: &Net,
+    shape: &NetShape,
+    args: &GrowArgs,
+    device: &Device,
+) -> Result<Net> {
     let board = [G::INPUT_PLANES, G::POLICY_PLANES, G::HEIGHT, G::WIDTH];
     let weights = net.read_weights(board, &mut Values).ok_or_else(|| {
         anyhow!(
@@ -123,8 +130,7 @@ fn grow_trunk<G: Encode>(net: &Net, shape: &NetShape, args: &GrowArgs) -> Result
             args.model.display()
         )
     })?;
-    let device = model::device_from_name("cpu").map_err(|e| anyhow!(e))?;
     let grown = model::grow::grow(&weights, shape.blocks, shape.filters, args.seed)
         .with_context(|| format!("--model {}", args.model.display()))?;
-    Ok(Net::new(&grown.shape, &device).with_weights(&grown))
+    Ok(Net::new(&grown.shape, device).with_weights(&grown))
 }
