@@ -107,6 +107,12 @@ pub struct SelfPlayConfig {
     /// end (tafl, loki) more games then reach and decide their endgames.
     /// 0 (the default) = every game from the start.
     pub branch_fraction: f32,
+    /// Branched games start only from the last this-many plies of an
+    /// earlier game, so they begin in endgames, where a game is won or
+    /// drawn by converting an advantage, and in the shuffling stretches of
+    /// games stopped by the ply cap (the plies a network that cannot
+    /// convert needs most). 0 (the default) = any ply after the first.
+    pub branch_last_plies: u32,
     /// Games per replay chunk file (a killed run loses at most one part).
     pub games_per_chunk: usize,
     /// Self-play threads, each with its own network copy and share of the
@@ -154,6 +160,7 @@ impl Default for SelfPlayConfig {
             rollout_mix: 0.0,
             warm_start_generations: 0,
             branch_fraction: 0.0,
+            branch_last_plies: 0,
             games_per_chunk: 50,
             workers: 2,
             resign: false,

@@ -18,8 +18,9 @@ const POOL_PER_GAME: usize = 4;
 
 /// Up to `POOL_PER_GAME x games_per_generation` positions of generation
 /// `g - 1`'s games, drawn uniformly (reservoir sampling, seeded by `seed`)
-/// from the plies after the first that have a search target and are not
-/// over. A position
+/// from the plies after the first that have a search target, are not
+/// over and, when `branch_last_plies` is set, lie within that many plies of
+/// the record's end. A position
 /// is kept as its position text reads back, and only if that text
 /// round-trips: a branched game's record starts from that text, and
 /// training replays it from there (repetition history is not carried,
@@ -45,12 +46,12 @@ pub(super) fn branch_starts<E: Encode>(
             continue;
         }
         for record in read_chunk::<E>(&path)?.games {
+            let first = first_branch_ply(record.actions.len(), sp.branch_last_plies);
             // A record that does not replay was refused when training on
             // it already; here it only gives no starts.
             let mut ply = 0;
             let _ = record.replay::<E>(|game, _, target| {
-                // Not the record's own start: a branch must move on.
-                if ply > 0 && target.is_some() && game.outcome().is_none() {
+                if ply >= first && target.is_some() && game.outcome().is_none() {
                     pool.offer(|| round_trip(game));
                 }
                 ply += 1;
@@ -58,6 +59,16 @@ pub(super) fn branch_starts<E: Encode>(
         }
     }
     Ok(pool.items)
+}
+
+/// The first ply of a record of `plies` plies that may start a branch:
+/// never the record's own start (a branch must move on), and with
+/// `last_plies` > 0 none before the last `last_plies` plies.
+fn first_branch_ply(plies: usize, last_plies: u32) -> usize {
+    match last_plies {
+        0 => 1,
+        n => plies.saturating_sub(n as usize).max(1),
+    }
 }
 
 /// `game` as read back from its position text, if the text round-trips.
@@ -124,6 +135,14 @@ mod tests {
         }
         // Expected 200 each; 5 standard deviations is about 67.
         assert!(kept.iter().all(|&k| (130..=270).contains(&k)), "{kept:?}");
+    }
+
+    #[test]
+    fn branches_start_late_only_when_asked() {
+        assert_eq!(first_branch_ply(80, 0), 1);
+        assert_eq!(first_branch_ply(80, 30), 50);
+        assert_eq!(first_branch_ply(20, 30), 1);
+        assert_eq!(first_branch_ply(0, 30), 1);
     }
 
     #[test]
