@@ -113,6 +113,15 @@ pub struct SelfPlayConfig {
     /// games stopped by the ply cap (the plies a network that cannot
     /// convert needs most). 0 (the default) = any ply after the first.
     pub branch_last_plies: u32,
+    /// A file of position texts, one per line (blank lines and lines
+    /// starting with `#` skipped), relative to the working directory of
+    /// the run. When set, branched games start from its positions instead
+    /// of earlier games', from the first generation on: a curriculum of
+    /// chosen positions, such as endgames self-play seldom reaches (Lc0
+    /// and KataGo train from books of start positions the same way).
+    /// `None` (the default) = earlier games' positions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub branch_book: Option<std::path::PathBuf>,
     /// Games per replay chunk file (a killed run loses at most one part).
     pub games_per_chunk: usize,
     /// Self-play threads, each with its own network copy and share of the
@@ -161,6 +170,7 @@ impl Default for SelfPlayConfig {
             warm_start_generations: 0,
             branch_fraction: 0.0,
             branch_last_plies: 0,
+            branch_book: None,
             games_per_chunk: 50,
             workers: 2,
             resign: false,

@@ -61,6 +61,15 @@ pub enum TrainError {
     /// The config's `start` position does not parse.
     #[error("config start position: {0}")]
     StartPosition(String),
+    /// A line of the `[selfplay] branch_book` file is not a position of
+    /// the variant.
+    #[error("branch book {path}: {reason}")]
+    BranchBook {
+        /// The book file.
+        path: PathBuf,
+        /// Why it is refused, with the 1-based line where a line is.
+        reason: String,
+    },
     /// A replayed record does not fit the current rules.
     #[error("{0}")]
     Records(String),

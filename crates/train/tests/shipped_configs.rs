@@ -23,9 +23,9 @@ fn configs() -> Vec<PathBuf> {
 #[test]
 fn every_shipped_config_loads() {
     let paths = configs();
-    // The five variants' main jobs and the 37 files of
+    // The five variants' main jobs and the 38 files of
     // configs/experiments (A/B arms and experiment recipes).
-    assert_eq!(paths.len(), 42, "{paths:?}");
+    assert_eq!(paths.len(), 43, "{paths:?}");
     for path in &paths {
         let config = RunConfig::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let stem = path.file_stem().unwrap().to_str().unwrap();
@@ -33,5 +33,28 @@ fn every_shipped_config_loads() {
             let variant = stem.split('-').next().unwrap_or(stem);
             assert_eq!(config.variant.as_str(), variant, "{}", path.display());
         }
+        if let Some(book) = &config.selfplay.branch_book {
+            check_losers_book(path, book);
+        }
     }
+}
+
+/// A shipped config's `branch_book` (a path relative to the repository
+/// root, where runs start) exists and every line is a losers position
+/// still in play (the one variant with a shipped book).
+fn check_losers_book(config: &std::path::Path, book: &std::path::Path) {
+    use rules::Game;
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let text = std::fs::read_to_string(root.join(book))
+        .unwrap_or_else(|e| panic!("{}: branch book {}: {e}", config.display(), book.display()));
+    let positions = text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'));
+    let mut count = 0;
+    for line in positions {
+        let game = rules::Losers::from_text(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+        assert!(game.outcome().is_none(), "{line}: already over");
+        count += 1;
+    }
+    assert_eq!(count, 4096, "{}", book.display());
 }

@@ -1,6 +1,9 @@
 //! Start positions for branched self-play games
 //! ([`selfplay::SelfPlayConfig::branch_fraction`]): positions drawn
-//! uniformly from the previous generation's self-play games.
+//! uniformly from the previous generation's self-play games, or the
+//! positions of a book file ([`selfplay::SelfPlayConfig::branch_book`]).
+
+use std::path::Path;
 
 use encoding::Encode;
 use rand::rngs::SmallRng;
@@ -35,7 +38,13 @@ pub(super) fn branch_starts<E: Encode>(
     seed: u64,
 ) -> Result<Vec<E>> {
     let sp = &ctx.config.selfplay;
-    if sp.branch_fraction <= 0.0 || g <= 1 {
+    if sp.branch_fraction <= 0.0 {
+        return Ok(Vec::new());
+    }
+    if let Some(book) = &sp.branch_book {
+        return read_book(book);
+    }
+    if g <= 1 {
         return Ok(Vec::new());
     }
     let capacity = POOL_PER_GAME * sp.games_per_generation;
@@ -59,6 +68,41 @@ pub(super) fn branch_starts<E: Encode>(
         }
     }
     Ok(pool.items)
+}
+
+/// Every position of the book file at `path`: one position text per line,
+/// blank lines and lines starting with `#` skipped. A position that is
+/// already over is refused (a game from it would have no move to record).
+///
+/// # Errors
+/// The file cannot be read ([`TrainError::Io`]), a line does not parse or
+/// is a finished position, or the book holds no position
+/// ([`TrainError::BranchBook`]).
+fn read_book<G: Game>(path: &Path) -> Result<Vec<G>> {
+    let text = std::fs::read_to_string(path).map_err(TrainError::io("read branch book", path))?;
+    let refuse = |reason: String| TrainError::BranchBook {
+        path: path.to_path_buf(),
+        reason,
+    };
+    let mut positions = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let game = G::from_text(line).map_err(|e| refuse(format!("line {}: {e}", i + 1)))?;
+        if game.outcome().is_some() {
+            return Err(refuse(format!(
+                "line {}: the game is already over there",
+                i + 1
+            )));
+        }
+        positions.push(game);
+    }
+    if positions.is_empty() {
+        return Err(refuse("no positions in the file".into()));
+    }
+    Ok(positions)
 }
 
 /// The first ply of a record of `plies` plies that may start a branch:
@@ -143,6 +187,55 @@ mod tests {
         assert_eq!(first_branch_ply(80, 30), 50);
         assert_eq!(first_branch_ply(20, 30), 1);
         assert_eq!(first_branch_ply(0, 30), 1);
+    }
+
+    /// A book file holding `text`, in a fresh temporary folder.
+    fn book(text: &str) -> (tempfile::TempDir, std::path::PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("book.txt");
+        std::fs::write(&path, text).unwrap();
+        (dir, path)
+    }
+
+    type Losers = rules::Losers;
+
+    #[test]
+    fn a_book_gives_its_positions_in_order() {
+        let fens = [
+            "5K2/8/8/1k2p3/4P3/8/7R/2R5 w - - 0 1",
+            "8/8/k7/4p3/4P3/3P4/8/6K1 b - - 0 1",
+        ];
+        let (_dir, path) = book(&format!("# endgames\n{}\n\n{}\n", fens[0], fens[1]));
+        let got: Vec<Losers> = read_book(&path).unwrap();
+        let texts: Vec<String> = got.iter().map(|g| g.to_text()).collect();
+        assert_eq!(texts, fens);
+    }
+
+    #[test]
+    fn a_bad_book_is_refused_naming_the_line() {
+        let cases = [
+            (
+                "5K2/8/8/1k2p3/4P3/8/7R/2R5 w - - 0 1\nnot a fen\n",
+                "line 2:",
+            ),
+            // White has a bare king: the game is over.
+            (
+                "5K2/8/8/1k2p3/8/8/8/8 w - - 0 1\n",
+                "line 1: the game is already over",
+            ),
+            ("# nothing\n\n", "no positions"),
+        ];
+        for (text, want) in cases {
+            let (_dir, path) = book(text);
+            let err = read_book::<Losers>(&path).unwrap_err().to_string();
+            assert!(err.contains(want), "{text:?}: {err}");
+            assert!(err.contains("book.txt"), "{err}");
+        }
+        let missing = read_book::<Losers>(Path::new("/nonexistent/book.txt")).unwrap_err();
+        assert!(
+            missing.to_string().contains("/nonexistent/book.txt"),
+            "{missing}"
+        );
     }
 
     #[test]
