@@ -18,12 +18,21 @@ stalemate: the loader refuses finished positions). Legality is checked
 with python-chess's standard-chess rules, which agree with Losers Chess on
 all of these (the capture obligation only narrows the legal moves).
 
-Usage: scripts/losers-endgame-book.py [--positions N] [--seed S] > book.txt
+With --won-by ENGINE only positions a UCI engine that plays `losers`
+(Fairy-Stockfish) scores as a forced win for the side to move in
+--min-mate to --max-mate moves, in --movetime ms, are written: a test set of won
+endgames for measuring conversion (`lokizero match --openings`). The
+engine's built-in losers gives a stalemate to the stalemated side where
+docs/rules.md §1 calls it a draw, so a rare "win" may be a draw here.
+
+Usage: scripts/losers-endgame-book.py [--positions N] [--seed S]
+       [--won-by /usr/games/fairy-stockfish] > book.txt
 Needs python-chess (`pip install chess`).
 """
 
 import argparse
 import random
+import subprocess
 import sys
 
 import chess
@@ -59,19 +68,64 @@ def random_position(rng: random.Random) -> chess.Board | None:
     return board
 
 
+class Engine:
+    """A UCI engine playing losers, asked for the score of one position."""
+
+    def __init__(self, path: str, movetime: int):
+        self.proc = subprocess.Popen(
+            [path], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        self.movetime = movetime
+        self.send("uci\nsetoption name UCI_Variant value losers\nisready")
+        self.wait("readyok")
+
+    def send(self, text: str) -> None:
+        self.proc.stdin.write(text + "\n")
+        self.proc.stdin.flush()
+
+    def wait(self, prefix: str) -> list[str]:
+        lines = []
+        for line in self.proc.stdout:
+            lines.append(line.strip())
+            if line.startswith(prefix):
+                return lines
+        raise RuntimeError("the engine stopped")
+
+    def mate_in(self, fen: str) -> int | None:
+        """Moves to mate for the side to move by the last info line, if a win."""
+        self.send(f"position fen {fen}\ngo movetime {self.movetime}")
+        score = None
+        for line in self.wait("bestmove"):
+            words = line.split()
+            if "score" in words:
+                kind, value = words[words.index("score") + 1 : words.index("score") + 3]
+                score = int(value) if kind == "mate" else None
+        return score if score is not None and score > 0 else None
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--positions", type=int, default=4096, help="positions to write (default 4096)")
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
+    parser.add_argument("--won-by", help="UCI engine that plays losers: keep only its forced wins")
+    parser.add_argument("--min-mate", type=int, default=2, help="shortest forced win kept, in moves (default 2)")
+    parser.add_argument("--max-mate", type=int, default=12, help="longest forced win kept, in moves (default 12)")
+    parser.add_argument("--movetime", type=int, default=200, help="engine time per position in ms (default 200)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    print(f"# losers endgames: scripts/losers-endgame-book.py --positions {args.positions} --seed {args.seed}")
+    engine = Engine(args.won_by, args.movetime) if args.won_by else None
+    print(f"# losers endgames: scripts/losers-endgame-book.py {' '.join(sys.argv[1:])}")
     written = 0
     while written < args.positions:
         board = random_position(rng)
-        if board is not None:
-            print(board.fen())
-            written += 1
+        if board is None:
+            continue
+        if engine is not None:
+            mate = engine.mate_in(board.fen())
+            if mate is None or not args.min_mate <= mate <= args.max_mate:
+                continue
+        print(board.fen(), flush=True)
+        written += 1
     return 0
 
 

@@ -127,10 +127,15 @@ pub fn opening_seed(seed: u64, pair: usize) -> u64 {
 /// start, drawn from `seed`; a game that would end during the opening is
 /// redrawn (up to 20 times), then the longest non-terminal prefix is used.
 pub fn random_opening<G: Game>(plies: u32, seed: u64) -> G {
-    let mut best = G::start();
+    random_opening_from(&G::start(), plies, seed)
+}
+
+/// [`random_opening`] from `start` instead of the standard start.
+pub fn random_opening_from<G: Game>(start: &G, plies: u32, seed: u64) -> G {
+    let mut best = start.clone();
     for attempt in 0..20u64 {
         let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt);
-        let mut g = G::start();
+        let mut g = start.clone();
         let mut ok = true;
         for _ in 0..plies {
             let legal = g.legal_vec();
@@ -199,6 +204,25 @@ pub fn run_match<G, A, B>(
     settings: &MatchSettings,
     make_a: A,
     make_b: B,
+    after_batch: impl FnMut(&MatchReport),
+) -> MatchReport
+where
+    G: Game,
+    A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
+    B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
+{
+    run_match_from(settings, &[], make_a, make_b, after_batch)
+}
+
+/// [`run_match`] with the pairs starting from the positions of `book`
+/// (an opening book, as cutechess-cli's `-openings`): pair `k` starts
+/// from `book[k % book.len()]`, then `settings.opening_plies` random plies
+/// from there. An empty book = the standard start.
+pub fn run_match_from<G, A, B>(
+    settings: &MatchSettings,
+    book: &[G],
+    make_a: A,
+    make_b: B,
     mut after_batch: impl FnMut(&MatchReport),
 ) -> MatchReport
 where
@@ -210,11 +234,14 @@ where
     let batch = (settings.concurrency.max(1).div_ceil(2) * 2).max(2);
     let plies = settings.opening_plies;
     let seed = settings.seed;
+    let standard = [G::start()];
+    let book = if book.is_empty() { &standard[..] } else { book };
     let opening = move |i: usize| {
+        let start = &book[(i / 2) % book.len()];
         if plies == 0 {
-            G::start()
+            start.clone()
         } else {
-            random_opening::<G>(plies, opening_seed(seed, i / 2))
+            random_opening_from::<G>(start, plies, opening_seed(seed, i / 2))
         }
     };
     let mut report = MatchReport {
@@ -280,5 +307,46 @@ mod tests {
         assert!(shared <= 2, "{shared} openings shared");
         // The same seed draws the same openings.
         assert_eq!(openings(6101), a);
+    }
+
+    #[test]
+    fn book_openings_start_pairs_in_book_order() {
+        let book: Vec<Losers> = rules::book::parse_book(
+            "8/8/k7/4p3/4P3/3P4/8/6K1 w - - 0 1\n5K2/8/8/1k2p3/4P3/8/7R/2R5 b - - 0 1\n",
+        )
+        .unwrap();
+        let settings = MatchSettings {
+            games: 6,
+            concurrency: 2,
+            ply_cap: 2,
+            opening_plies: 0,
+            seed: 1,
+            sprt: None,
+        };
+        let random = |i: usize| -> Box<dyn Contestant<Losers>> {
+            Box::new(crate::player::RandomPlayer::new(i as u64))
+        };
+        let report = run_match_from(&settings, &book, random, random, |_| {});
+        let starts: Vec<&str> = report
+            .games
+            .iter()
+            .map(|g| g.result.start.as_str())
+            .collect();
+        let (a, b) = (book[0].to_text(), book[1].to_text());
+        assert_eq!(starts, [&a, &a, &b, &b, &a, &a]);
+        // With random plies each pair's two games still share their start,
+        // now a few plies on from the book position.
+        let settings = MatchSettings {
+            opening_plies: 2,
+            ..settings
+        };
+        let report = run_match_from(&settings, &book, random, random, |_| {});
+        let starts: Vec<&str> = report
+            .games
+            .iter()
+            .map(|g| g.result.start.as_str())
+            .collect();
+        assert_eq!(starts[0], starts[1]);
+        assert_ne!(starts[0], a);
     }
 }

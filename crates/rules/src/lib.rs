@@ -39,6 +39,7 @@ macro_rules! clone_reusing_vecs {
 }
 
 pub mod bitset;
+pub mod book;
 pub mod chess;
 pub mod game;
 pub mod geometry;

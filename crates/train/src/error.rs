@@ -63,12 +63,12 @@ pub enum TrainError {
     StartPosition(String),
     /// A line of the `[selfplay] branch_book` file is not a position of
     /// the variant.
-    #[error("branch book {path}: {reason}")]
+    #[error("branch book {path}: {source}")]
     BranchBook {
         /// The book file.
         path: PathBuf,
-        /// Why it is refused, with the 1-based line where a line is.
-        reason: String,
+        /// Why it is refused.
+        source: rules::book::BookError,
     },
     /// A replayed record does not fit the current rules.
     #[error("{0}")]

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use arena::greedy::Heuristic;
+use arena::matches::run_match_from;
 use arena::records::{termination, uses_pgn, write_records};
 use arena::spec::{FactoryContext, PlayerFactory, PlayerSpec};
-use arena::{run_match, MatchSettings, SprtConfig};
+use arena::{MatchSettings, SprtConfig};
 use clap::Args;
 use encoding::Encode;
 use rules::VariantId;
@@ -38,6 +39,11 @@ pub struct MatchArgs {
     /// games of a pair share the opening).
     #[arg(long, default_value_t = 4)]
     pub openings_random_plies: u32,
+    /// Opening book: a file of position texts, one per line (`#` comments);
+    /// pair k starts from line k (cycling), then --openings-random-plies
+    /// random plies (set 0 to play the positions as they are).
+    #[arg(long)]
+    pub openings: Option<PathBuf>,
     /// Game records file (PGN for losers/viking, one text line per game otherwise).
     #[arg(long)]
     pub pgn: Option<PathBuf>,
@@ -155,11 +161,21 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
         seed: args.seed,
         sprt,
     };
+    let book: Vec<G> = match &args.openings {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading --openings {}", path.display()))?;
+            rules::book::parse_book(&text)
+                .with_context(|| format!("--openings {}", path.display()))?
+        }
+        None => Vec::new(),
+    };
     let start = G::start().to_text();
     let mut write_error = None;
     let seed = args.seed;
-    let report = run_match::<G, _, _>(
+    let report = run_match_from::<G, _, _>(
         &settings,
+        &book,
         |i| pa.make(rules::zobrist::key(seed, i as u64)),
         |i| pb.make(rules::zobrist::key(seed.wrapping_mul(31), i as u64)),
         |r| {
@@ -205,6 +221,7 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
             "stopped_early": report.stopped_early, "forfeits": failures,
             "nodes": args.nodes, "ply_cap": args.ply_cap,
             "openings_random_plies": args.openings_random_plies, "seed": args.seed,
+            "openings": args.openings,
         });
         if let Some(map) = summary.as_object_mut() {
             map.extend(args.search.json_fields());

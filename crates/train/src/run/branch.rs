@@ -70,39 +70,17 @@ pub(super) fn branch_starts<E: Encode>(
     Ok(pool.items)
 }
 
-/// Every position of the book file at `path`: one position text per line,
-/// blank lines and lines starting with `#` skipped. A position that is
-/// already over is refused (a game from it would have no move to record).
+/// Every position of the book file at `path` ([`rules::book::parse_book`]).
 ///
 /// # Errors
-/// The file cannot be read ([`TrainError::Io`]), a line does not parse or
-/// is a finished position, or the book holds no position
-/// ([`TrainError::BranchBook`]).
+/// The file cannot be read ([`TrainError::Io`]) or is not a book of the
+/// variant ([`TrainError::BranchBook`]).
 fn read_book<G: Game>(path: &Path) -> Result<Vec<G>> {
     let text = std::fs::read_to_string(path).map_err(TrainError::io("read branch book", path))?;
-    let refuse = |reason: String| TrainError::BranchBook {
+    rules::book::parse_book(&text).map_err(|source| TrainError::BranchBook {
         path: path.to_path_buf(),
-        reason,
-    };
-    let mut positions = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let game = G::from_text(line).map_err(|e| refuse(format!("line {}: {e}", i + 1)))?;
-        if game.outcome().is_some() {
-            return Err(refuse(format!(
-                "line {}: the game is already over there",
-                i + 1
-            )));
-        }
-        positions.push(game);
-    }
-    if positions.is_empty() {
-        return Err(refuse("no positions in the file".into()));
-    }
-    Ok(positions)
+        source,
+    })
 }
 
 /// The first ply of a record of `plies` plies that may start a branch:
@@ -223,7 +201,7 @@ mod tests {
                 "5K2/8/8/1k2p3/8/8/8/8 w - - 0 1\n",
                 "line 1: the game is already over",
             ),
-            ("# nothing\n\n", "no positions"),
+            ("# nothing\n\n", "no positions in the book"),
         ];
         for (text, want) in cases {
             let (_dir, path) = book(text);
