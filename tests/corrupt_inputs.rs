@@ -425,7 +425,15 @@ fn bad_bench_and_play_arguments_are_refused() {
     let never_str = never.to_str().unwrap();
     let losers_config = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../configs/losers.toml");
     let losers_config = losers_config.to_str().unwrap();
-    let cases: [(&[&str], &str); 17] = [
+    let bad_book =
+        std::env::temp_dir().join(format!("lokizero-bad-book-{}.txt", std::process::id()));
+    std::fs::write(
+        &bad_book,
+        "# one good, one bad\n8/8/k7/4p3/4P3/3P4/8/6K1 w - - 0 1\n8/8/8 w\n",
+    )
+    .unwrap();
+    let bad_book = bad_book.to_str().unwrap();
+    let cases: [(&[&str], &str); 19] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -509,6 +517,30 @@ fn bad_bench_and_play_arguments_are_refused() {
             ],
             "folder /nonexistent-dir does not exist",
         ),
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
+                "losers",
+                "--openings",
+                bad_book,
+            ],
+            ".txt: line 3: ",
+        ),
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
+                "losers",
+                "--openings",
+                "/nonexistent-dir/book.txt",
+            ],
+            "reading --openings /nonexistent-dir/book.txt",
+        ),
         // A UCI engine that cannot start is an error before the first
         // game, not a match won by forfeits with exit status 0.
         (
@@ -545,4 +577,5 @@ fn bad_bench_and_play_arguments_are_refused() {
         !never.exists(),
         "a refused train must not create its run directory"
     );
+    std::fs::remove_file(bad_book).ok();
 }
