@@ -433,7 +433,12 @@ fn bad_bench_and_play_arguments_are_refused() {
     )
     .unwrap();
     let bad_book = bad_book.to_str().unwrap();
-    let cases: [(&[&str], &str); 19] = [
+    let book_config = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../configs/experiments/losers-endgame-book.toml");
+    let book_config = book_config.to_str().unwrap();
+    let store = std::env::temp_dir().join(format!("lokizero-book-store-{}", std::process::id()));
+    let store = store.to_str().unwrap();
+    let cases: [(&[&str], &str); 20] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -565,6 +570,11 @@ fn bad_bench_and_play_arguments_are_refused() {
             ],
             "--selfplay-device: unknown device",
         ),
+        // Refused, not ignored: a store run's workers have no book file.
+        (
+            &["train", "--config", book_config, "--store", store],
+            "branch_book is not supported with --store",
+        ),
     ];
     for (args, expected) in cases {
         let out = lokizero(args);
@@ -576,6 +586,10 @@ fn bad_bench_and_play_arguments_are_refused() {
     assert!(
         !never.exists(),
         "a refused train must not create its run directory"
+    );
+    assert!(
+        !Path::new(store).exists(),
+        "a refused store run must not create its store"
     );
     std::fs::remove_file(bad_book).ok();
 }

@@ -28,7 +28,8 @@ pub enum BookError {
 }
 
 /// The positions of a book's `text`, in order: one position text per
-/// line; blank lines and lines starting with `#` skipped.
+/// line; blank lines and lines starting with `#` skipped (a leading
+/// byte-order mark too).
 ///
 /// # Errors
 /// The first line that does not parse or whose game is over, or a book
@@ -44,6 +45,8 @@ pub enum BookError {
 /// ```
 pub fn parse_book<G: Game>(text: &str) -> Result<Vec<G>, BookError> {
     let mut positions = Vec::new();
+    // A byte-order mark, as some editors write, is not part of line 1.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {

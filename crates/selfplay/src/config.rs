@@ -242,7 +242,7 @@ impl SelfPlayConfig {
     }
 
     /// Sizes, budgets, temperatures, the ply cap and its adjudication.
-    fn general_checks(&self) -> [(bool, &'static str); 12] {
+    fn general_checks(&self) -> [(bool, &'static str); 13] {
         [
             (
                 self.workers >= 1 && self.workers <= 64,
@@ -287,6 +287,10 @@ impl SelfPlayConfig {
             (
                 (0.0..=1.0).contains(&self.branch_fraction),
                 "selfplay.branch_fraction must be in [0, 1]",
+            ),
+            (
+                self.branch_book.is_none() || self.branch_fraction > 0.0,
+                "selfplay.branch_book is set but selfplay.branch_fraction is 0: no game would start from it",
             ),
             (
                 self.games_per_chunk >= 1,

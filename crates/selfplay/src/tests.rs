@@ -441,6 +441,22 @@ fn branch_fraction_out_of_range_is_named() {
         cfg.validate(),
         Err("selfplay.branch_fraction must be in [0, 1]".into())
     );
+    // A book no game would start from is a mistake worth naming.
+    let idle_book = SelfPlayConfig {
+        branch_book: Some("book.txt".into()),
+        branch_fraction: 0.0,
+        ..config(1.0)
+    };
+    let err = idle_book.validate().unwrap_err();
+    assert!(
+        err.contains("branch_book is set but selfplay.branch_fraction is 0"),
+        "{err}"
+    );
+    let used_book = SelfPlayConfig {
+        branch_fraction: 0.25,
+        ..idle_book
+    };
+    assert_eq!(used_book.validate(), Ok(()));
 }
 
 #[test]

@@ -96,6 +96,7 @@ fn run_on_store(
             "--cpu-budget is not supported with --store (the CPU time is spread over many processes)"
         ));
     }
+    train::cluster::check_store_config(config)?;
     if config.eval.enabled {
         eprintln!(
             "warning: a trainer on a store does not run [eval] (evaluate its bundles with lokizero match)"

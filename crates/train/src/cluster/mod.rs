@@ -30,7 +30,7 @@ pub mod trainer;
 pub mod worker;
 
 pub use status::{store_status, StoreStatus};
-pub use trainer::{run_trainer, TrainerOptions};
+pub use trainer::{check_store_config, run_trainer, TrainerOptions};
 pub use worker::{read_config, run_worker, WorkerOptions, WorkerSummary};
 
 use encoding::Encode;

@@ -68,6 +68,24 @@ struct Fresh {
     oldest_bundle: u32,
 }
 
+/// Refuse a config that a run in a store cannot honour, before anything
+/// is written to the store.
+///
+/// # Errors
+/// [`TrainError::Cluster`] for `[selfplay] branch_book`: refused rather
+/// than ignored, as the workers, on other machines, do not have the book
+/// file.
+pub fn check_store_config(config: &RunConfig) -> Result<()> {
+    if config.selfplay.branch_book.is_some() {
+        return Err(TrainError::Cluster(
+            "[selfplay] branch_book is not supported with --store (the workers do not have the \
+             book); remove it from the config"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Run the trainer on `store` for game `E`; returns the final pointer.
 ///
 /// # Errors
@@ -80,6 +98,7 @@ pub fn run_trainer<E: Encode>(
     device: &Device,
     options: &TrainerOptions,
 ) -> Result<Pointer> {
+    check_store_config(config)?;
     let _lease = Lease::acquire(store.clone(), options.lease_ttl)?;
     let Opened {
         mut pointer,

@@ -76,9 +76,12 @@ pub(super) fn branch_starts<E: Encode>(
 /// The file cannot be read ([`TrainError::Io`]) or is not a book of the
 /// variant ([`TrainError::BranchBook`]).
 fn read_book<G: Game>(path: &Path) -> Result<Vec<G>> {
-    let text = std::fs::read_to_string(path).map_err(TrainError::io("read branch book", path))?;
+    // Named absolute in errors: a relative path is read from the working
+    // directory, which a resumed run may not share.
+    let shown = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let text = std::fs::read_to_string(path).map_err(TrainError::io("read branch book", &shown))?;
     rules::book::parse_book(&text).map_err(|source| TrainError::BranchBook {
-        path: path.to_path_buf(),
+        path: shown,
         source,
     })
 }
