@@ -326,26 +326,23 @@ mod tests {
         let random = |i: usize| -> Box<dyn Contestant<Losers>> {
             Box::new(crate::player::RandomPlayer::new(i as u64))
         };
-        let report = run_match_from(&settings, &book, random, random, |_| {});
-        let starts: Vec<&str> = report
-            .games
-            .iter()
-            .map(|g| g.result.start.as_str())
-            .collect();
+        // The start position of every game of a match with `settings`.
+        let starts = |settings: &MatchSettings| -> Vec<String> {
+            let report = run_match_from(settings, &book, random, random, |_| {});
+            report.games.into_iter().map(|g| g.result.start).collect()
+        };
         let (a, b) = (book[0].to_text(), book[1].to_text());
-        assert_eq!(starts, [&a, &a, &b, &b, &a, &a]);
+        assert_eq!(
+            starts(&settings),
+            [&a, &a, &b, &b, &a, &a].map(String::clone)
+        );
         // With random plies each pair's two games still share their start,
         // now a few plies on from the book position.
         let settings = MatchSettings {
             opening_plies: 2,
             ..settings
         };
-        let report = run_match_from(&settings, &book, random, random, |_| {});
-        let starts: Vec<&str> = report
-            .games
-            .iter()
-            .map(|g| g.result.start.as_str())
-            .collect();
+        let starts = starts(&settings);
         assert_eq!(starts[0], starts[1]);
         assert_ne!(starts[0], a);
     }
