@@ -58,3 +58,34 @@ fn check_losers_book(config: &std::path::Path, book: &std::path::Path) {
     }
     assert_eq!(count, 4096, "{}", book.display());
 }
+
+/// Every book shipped in `configs/books/` (position files for
+/// `[selfplay] branch_book` and `lokizero match --openings`) parses as
+/// the variant its name starts with, with the number of positions its
+/// header describes.
+#[test]
+fn every_shipped_book_parses() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../configs/books");
+    let mut counts = Vec::new();
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_str().unwrap().to_owned();
+        assert!(
+            name.starts_with("losers-"),
+            "{name}: only losers books are shipped"
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        let book = rules::book::parse_book::<rules::Losers>(&text)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        counts.push((name, book.len()));
+    }
+    counts.sort();
+    let expected = [
+        ("losers-capped-endgames.txt", 15),
+        ("losers-endgames.txt", 4096),
+        ("losers-won-endgames.txt", 30),
+    ];
+    let expected: Vec<(String, usize)> =
+        expected.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+    assert_eq!(counts, expected);
+}
