@@ -103,6 +103,19 @@ pub struct SearchConfig {
     /// at most `PROOF_BUDGET` (20 000) plays per root, usually far fewer.
     /// Default true.
     pub win_in_two: bool,
+    /// Forcing lines proven at the root (the `forcing` module: proof-number
+    /// search, Allis et al. 1994, through lines where every opponent turn
+    /// has at most three legal moves, as chess engines' mate searches
+    /// follow checks): the longest win looked for, in the winner's turns.
+    /// A root action that wins so is marked a proven win; one after which
+    /// the opponent wins so is marked a proven loss (the search then
+    /// passes over it). In losers a piece offered to a lone king, or a
+    /// sacrifice that must be taken, leaves one reply. Exact but
+    /// incomplete; costs at most `FORCING_BUDGET` (10 000) plays per root.
+    /// 0 = off; at most [`MAX_FORCING_DEPTH`]. Default 0 (self-play's
+    /// recipes were tuned without it); [`PLAY_FORCING_DEPTH`] in play
+    /// ([`SearchConfig::for_play`]).
+    pub forcing_depth: u32,
     /// MCTS-Solver (Winands, Björnsson & Saito 2008, "Monte-Carlo Tree
     /// Search Solver", Computers and Games): wins and losses proven in the
     /// tree (game ends, decisive moves, wins in two) are backed up as
@@ -157,17 +170,26 @@ pub enum RootKind {
 /// with a value in the same range (`PolicySoftmaxTemp`).
 pub const PLAY_POLICY_TEMPERATURE: f32 = 1.6;
 
+/// The largest [`SearchConfig::forcing_depth`] accepted.
+pub const MAX_FORCING_DEPTH: u32 = 32;
+
+/// [`SearchConfig::forcing_depth`] in play ([`SearchConfig::for_play`]),
+/// measured in `docs/experiments.md` ("Forcing lines at the root").
+pub const PLAY_FORCING_DEPTH: u32 = 10;
+
 impl SearchConfig {
     /// The defaults for play rather than self-play: no root noise, the
     /// priors flattened by [`PLAY_POLICY_TEMPERATURE`] and MCTS-Solver on
     /// ([`SearchConfig::solver`]), forced moves played through
-    /// ([`SearchConfig::collapse_forced`]).
+    /// ([`SearchConfig::collapse_forced`]), forcing lines proven at the root
+    /// ([`PLAY_FORCING_DEPTH`]).
     pub fn for_play() -> Self {
         SearchConfig {
             dirichlet_epsilon: 0.0,
             policy_temperature: PLAY_POLICY_TEMPERATURE,
             solver: true,
             collapse_forced: true,
+            forcing_depth: PLAY_FORCING_DEPTH,
             ..SearchConfig::default()
         }
     }
@@ -193,6 +215,7 @@ impl Default for SearchConfig {
             decisive_moves: true,
             two_fold_draws: true,
             win_in_two: true,
+            forcing_depth: 0,
             solver: false,
             collapse_forced: false,
             policy_temperature: 1.0,
@@ -281,6 +304,13 @@ impl SearchConfig {
                 field: "leaves_per_batch",
                 value: 0.0,
                 expected: ">= 1",
+            });
+        }
+        if self.forcing_depth > MAX_FORCING_DEPTH {
+            return Err(ConfigError::OutOfRange {
+                field: "forcing_depth",
+                value: f64::from(self.forcing_depth),
+                expected: "<= 32",
             });
         }
         if self.gumbel_m == 0 {

@@ -49,6 +49,7 @@
 
 mod config;
 mod evaluator;
+mod forcing;
 mod gumbel;
 mod limit;
 mod node;
@@ -66,7 +67,8 @@ mod tests;
 mod toy;
 
 pub use config::{
-    ConfigError, RootKind, SearchConfig, TemperatureSchedule, PLAY_POLICY_TEMPERATURE,
+    ConfigError, RootKind, SearchConfig, TemperatureSchedule, MAX_FORCING_DEPTH,
+    PLAY_FORCING_DEPTH, PLAY_POLICY_TEMPERATURE,
 };
 pub use evaluator::{Evaluator, RolloutEvaluator, RolloutMix, UniformEvaluator, Wdl, DRAW_WDL};
 pub use gumbel::{

@@ -390,3 +390,114 @@ impl Game for ExtraTurn {
             })
     }
 }
+
+/// A random finite game tree drawn from a seed: each position's shape (a
+/// game end and its winner, 1-4 actions, whose turn is next, sometimes the
+/// same side's again) is a hash of the seed and the path to it, so any
+/// number of trees can be tested against exact minimax.
+#[derive(Clone, Debug)]
+pub struct HashGame {
+    /// Hash of the path from the root.
+    pub node: u64,
+    pub depth: u32,
+    pub max_depth: u32,
+    pub to_move: Player,
+}
+
+impl HashGame {
+    pub fn new(seed: u64, max_depth: u32) -> Self {
+        HashGame {
+            node: seed,
+            depth: 0,
+            max_depth,
+            to_move: Player::First,
+        }
+    }
+
+    fn hash(&self, salt: u64) -> u64 {
+        // SplitMix64 finaliser.
+        let mut z = self.node ^ salt.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn over(&self) -> bool {
+        self.depth >= self.max_depth || (self.depth > 0 && self.hash(1).is_multiple_of(6))
+    }
+
+    /// The exact value for `player` by minimax: 1 won, 0 drawn, -1 lost.
+    pub fn solve(&self, player: Player) -> i32 {
+        if let Some(o) = self.outcome() {
+            return o.value_for(player) as i32;
+        }
+        let values = self.legal_vec().into_iter().map(|a| {
+            let mut next = self.clone();
+            next.play(a);
+            next.solve(player)
+        });
+        if self.to_move == player {
+            values.max().unwrap()
+        } else {
+            values.min().unwrap()
+        }
+    }
+}
+
+impl Game for HashGame {
+    type Action = u8;
+
+    fn start() -> Self {
+        HashGame::new(0, 6)
+    }
+    fn from_text(_text: &str) -> Result<Self, PositionError> {
+        no_text()
+    }
+    fn to_text(&self) -> String {
+        format!("node {:x}", self.node)
+    }
+    fn side_to_move(&self) -> Player {
+        self.to_move
+    }
+    fn legal_actions(&self, out: &mut Vec<u8>) {
+        out.clear();
+        if !self.over() {
+            out.extend(0..1 + (self.hash(2) % 4) as u8);
+        }
+    }
+    fn play(&mut self, action: u8) {
+        self.node = self.hash(3 + u64::from(action));
+        self.depth += 1;
+        // One position in eight keeps the turn (a split turn).
+        if !self.hash(4).is_multiple_of(8) {
+            self.to_move = self.to_move.opponent();
+        }
+    }
+    fn outcome(&self) -> Option<Outcome> {
+        if !self.over() {
+            return None;
+        }
+        Some(match self.hash(5) % 5 {
+            0 | 1 => Outcome::win(Player::First, EndReason::Checkmate),
+            2 | 3 => Outcome::win(Player::Second, EndReason::Checkmate),
+            _ => Outcome::draw(EndReason::Stalemate),
+        })
+    }
+    fn position_hash(&self) -> u64 {
+        self.node
+    }
+    fn ply(&self) -> u32 {
+        self.depth
+    }
+    fn action_to_text(&self, action: u8) -> String {
+        action.to_string()
+    }
+    fn parse_move(&self, text: &str) -> Result<Vec<u8>, ActionError> {
+        text.parse::<u8>()
+            .map(|a| vec![a])
+            .map_err(|e| ActionError::Malformed {
+                text: text.into(),
+                reason: e.to_string(),
+            })
+    }
+}

@@ -43,6 +43,12 @@ pub struct PlaySearchArgs {
     /// search::SearchConfig::collapse_forced). For measuring what it adds.
     #[arg(long)]
     pub no_collapse_forced: bool,
+    /// The longest forced win, in the winner's turns, that bundle and UCT
+    /// players prove at the root through forcing lines (opponent turns of
+    /// at most three legal moves; 0 = off, at most 32; see
+    /// search::SearchConfig::forcing_depth) [default: 10].
+    #[arg(long)]
+    pub forcing_depth: Option<u32>,
     /// Search every action of bundle and UCT players from an empty tree
     /// (by default a player keeps the subtree of its move and searches on
     /// from the opponent's reply in it; a node budget counts the kept
@@ -65,11 +71,12 @@ impl PlaySearchArgs {
             fpu_reduction: self.fpu_reduction.unwrap_or(play.fpu_reduction),
             solver: !self.no_solver,
             collapse_forced: !self.no_collapse_forced,
+            forcing_depth: self.forcing_depth.unwrap_or(play.forcing_depth),
             ..play
         };
         config.validate().map_err(|e| {
             anyhow!("{e}").context(
-                "--contempt / --policy-temperature / --c-puct / --fpu-reduction: bad play search option",
+                "--contempt / --policy-temperature / --c-puct / --fpu-reduction / --forcing-depth: bad play search option",
             )
         })?;
         Ok(config)
@@ -79,13 +86,18 @@ impl PlaySearchArgs {
     /// `rollout_mix`, `c_puct`, `fpu_reduction`; the last two as used,
     /// defaults included), each printed as typed (0.3, not f32's
     /// 0.30000001), `solver` (true unless `--no-solver`) and
-    /// `collapse_forced` (true unless `--no-collapse-forced`) and
-    /// `tree_reuse` (true unless `--no-tree-reuse`).
+    /// `collapse_forced` (true unless `--no-collapse-forced`),
+    /// `tree_reuse` (true unless `--no-tree-reuse`) and `forcing_depth`
+    /// (as used).
     pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = self.numeric_fields();
         fields.insert("solver".into(), (!self.no_solver).into());
         fields.insert("collapse_forced".into(), (!self.no_collapse_forced).into());
         fields.insert("tree_reuse".into(), (!self.no_tree_reuse).into());
+        let forcing = self
+            .forcing_depth
+            .unwrap_or(SearchConfig::for_play().forcing_depth);
+        fields.insert("forcing_depth".into(), forcing.into());
         fields
     }
 
@@ -173,10 +185,20 @@ mod tests {
         assert_eq!(json["tree_reuse"], serde_json::json!(true));
         let off = parse(&["--no-tree-reuse"]);
         assert_eq!(off.json_fields()["tree_reuse"], serde_json::json!(false));
+        // Forcing lines to the play default unless --forcing-depth.
+        assert_eq!(default.forcing_depth, search::PLAY_FORCING_DEPTH);
+        assert_eq!(
+            json["forcing_depth"],
+            serde_json::json!(search::PLAY_FORCING_DEPTH)
+        );
+        let off = parse(&["--forcing-depth", "0"]);
+        assert_eq!(off.search_config().unwrap().forcing_depth, 0);
+        assert_eq!(off.json_fields()["forcing_depth"], serde_json::json!(0));
         for bad in [
             ["--c-puct", "0"],
             ["--c-puct", "-1"],
             ["--fpu-reduction", "-0.1"],
+            ["--forcing-depth", "33"],
         ] {
             let err = parse(&bad).search_config().unwrap_err();
             assert!(

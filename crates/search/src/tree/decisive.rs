@@ -6,6 +6,7 @@ use rules::Game;
 
 use super::expand::expand;
 use super::Mcts;
+use crate::forcing::{self, ForcingProof};
 use crate::node::NodeKind;
 use crate::proof;
 
@@ -39,29 +40,31 @@ impl<G: Game> Mcts<G> {
     /// ([`crate::SearchConfig::win_in_two`]) as a proven loss for its side to move,
     /// so every later visit backs up an exact win for the root player, and
     /// give the proven children the whole prior (as a decisive expansion
-    /// does), so the search visits them first.
+    /// does), so the search visits them first. Without a win in two, look
+    /// for longer forcing lines ([`Mcts::prove_forcing_lines`]).
     pub(super) fn prove_root_wins(&mut self) {
         let me = self.root_state.side_to_move();
         let mut budget = proof::PROOF_BUDGET;
         let mut proven = Vec::new();
-        for c in self.nodes[0].children() {
-            if self.nodes[c].kind.terminal_wdl().is_some() {
-                continue;
-            }
-            self.scratch_state.clone_from(&self.root_state);
-            self.scratch_state.play(self.actions[c - 1]);
-            let after = &self.scratch_state;
-            if after.outcome().is_some() || after.side_to_move() == me {
-                continue; // Scored by the search itself, or our turn goes on.
-            }
+        let in_two = if self.config.win_in_two {
+            self.open_root_children()
+        } else {
+            Vec::new()
+        };
+        for c in in_two {
+            let after = self.after_root_action(c);
             if proof::replies_all_lose(after, me, &mut budget) {
-                self.nodes[c].kind = NodeKind::TerminalLoss;
-                self.nodes[c].to_move = me.opponent();
                 proven.push(c);
             }
             if budget == 0 {
                 break;
             }
+        }
+        if proven.is_empty() && self.config.forcing_depth > 0 {
+            proven = self.prove_forcing_lines();
+        }
+        for &c in &proven {
+            self.mark_root_child(c, -1.0);
         }
         if !proven.is_empty() {
             let share = 1.0 / proven.len() as f32;
@@ -69,5 +72,80 @@ impl<G: Game> Mcts<G> {
                 self.nodes[c].prior = if proven.contains(&c) { share } else { 0.0 };
             }
         }
+    }
+
+    /// Forcing lines at the root ([`crate::SearchConfig::forcing_depth`]),
+    /// proof-number searches ([`crate::forcing`]) sharing one budget of
+    /// [`forcing::FORCING_BUDGET`] plays: first one for the root player
+    /// from the root, whose proven winning children are returned; failing
+    /// that, one for the opponent after each open child, most prior first,
+    /// and a child after which the opponent wins is marked proven lost for
+    /// the root player (in losers: the sacrifice race an engine
+    /// out-calculates), so the search passes over it.
+    fn prove_forcing_lines(&mut self) -> Vec<usize> {
+        let me = self.root_state.side_to_move();
+        let turns = self.config.forcing_depth;
+        let mut budget = forcing::FORCING_BUDGET;
+        let mut attack_budget = budget / 2;
+        let attack = ForcingProof::run(&self.root_state, me, turns, &mut attack_budget);
+        budget -= budget / 2 - attack_budget;
+        let wins = attack.winning_root_actions();
+        let won: Vec<usize> = self.nodes[0]
+            .children()
+            .filter(|&c| wins.contains(&self.actions[c - 1]))
+            .collect();
+        if !won.is_empty() {
+            return won;
+        }
+        let mut open = self.open_root_children();
+        open.sort_by(|&a, &b| self.nodes[b].prior.total_cmp(&self.nodes[a].prior));
+        for c in open {
+            if budget == 0 {
+                break;
+            }
+            let after = self.after_root_action(c).clone();
+            if ForcingProof::run(&after, me.opponent(), turns, &mut budget).proven() {
+                self.mark_root_child(c, 1.0);
+            }
+        }
+        Vec::new()
+    }
+
+    /// The root children a proof may still mark: not over or proven, and
+    /// handing the turn to the opponent (a split turn's first part is left
+    /// to the search).
+    fn open_root_children(&mut self) -> Vec<usize> {
+        let me = self.root_state.side_to_move();
+        let mut open = Vec::new();
+        for c in self.nodes[0].children() {
+            if self.nodes[c].kind.exact_wdl().is_some() {
+                continue;
+            }
+            let after = self.after_root_action(c);
+            if after.outcome().is_none() && after.side_to_move() != me {
+                open.push(c);
+            }
+        }
+        open
+    }
+
+    /// The root position after root child `c`'s action, in the scratch state.
+    fn after_root_action(&mut self, c: usize) -> &G {
+        self.scratch_state.clone_from(&self.root_state);
+        self.scratch_state.play(self.actions[c - 1]);
+        &self.scratch_state
+    }
+
+    /// Mark root child `c` proven with `value` (1 won, -1 lost) for its
+    /// side to move, the root player's opponent: a proven node if it has
+    /// children, else a terminal one.
+    fn mark_root_child(&mut self, c: usize, value: f32) {
+        let node = &mut self.nodes[c];
+        node.kind = match (node.kind.is_expanded(), value > 0.0) {
+            (true, true) => NodeKind::ProvenWin,
+            (true, false) => NodeKind::ProvenLoss,
+            (false, _) => NodeKind::terminal(value),
+        };
+        node.to_move = self.root_state.side_to_move().opponent();
     }
 }

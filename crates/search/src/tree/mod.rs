@@ -84,8 +84,9 @@ pub struct Mcts<G: Game> {
     /// The root policy's preparation (noise, Gumbel sampling) still to do
     /// once the root is expanded.
     prepare_pending: bool,
-    /// The root's forced wins in two ([`SearchConfig::win_in_two`]) still
-    /// to look for once the root is expanded.
+    /// The root's forced wins ([`SearchConfig::win_in_two`],
+    /// [`SearchConfig::forcing_depth`]) still to look for once the root is
+    /// expanded.
     proof_pending: bool,
     /// Position slots; `[..pending_nodes.len()]` are the pending leaves.
     pending_positions: Vec<G>,
@@ -202,7 +203,7 @@ impl<G: Game> Mcts<G> {
             }
         }
         self.prepare_pending = true;
-        self.proof_pending = self.config.win_in_two;
+        self.proof_pending = self.config.win_in_two || self.config.forcing_depth > 0;
         self.root.reset();
     }
 

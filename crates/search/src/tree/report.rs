@@ -22,6 +22,9 @@ pub struct ChildStats<A> {
     pub q: Option<f32>,
     /// Mean `[W, D, L]` for the root's side to move; `None` if unvisited.
     pub wdl: Option<Wdl>,
+    /// The result proven for the root's side to move (game over, MCTS-Solver
+    /// or a root proof): `1` won, `-1` lost; `None` when open or drawn.
+    pub proven: Option<f32>,
 }
 
 /// The most visited child of `node` (ties: higher prior, then first).
@@ -57,6 +60,7 @@ impl<G: Game> Mcts<G> {
                     prior: child.prior,
                     q: seen.q(),
                     wdl: seen.wdl(),
+                    proven: child.proven_for(root.to_move),
                 }
             })
             .collect()

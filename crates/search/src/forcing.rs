@@ -1,0 +1,367 @@
+//! Forced wins through forcing lines, proven by proof-number search
+//! (Allis, van der Meulen & van den Herik 1994, "Proof-number search",
+//! Artificial Intelligence 66:91-124) at the root of a search
+//! ([`crate::SearchConfig::forcing_depth`]).
+//!
+//! A forcing line is one where every turn of the defender has at most
+//! [`MAX_FORCING_REPLIES`] legal actions, as a chess engine's mate search
+//! follows checks only: in losers, where captures are compulsory, a piece
+//! offered to a lone king leaves it one reply, so "give every piece away"
+//! is such a line, and so is a race of sacrifices that must be taken. A
+//! PUCT search of a few hundred or thousand simulations with flat priors
+//! spreads its visits over such an endgame's moves alike (all valued as
+//! won) and shuffles; a proof tells it which move wins. The proof is exact
+//! (the rules decide every line) but incomplete: a wider defender turn, a
+//! line longer than the turn limit or a spent budget leave it unproven.
+//!
+//! Proof-number search expands the leaf that most cheaply settles the
+//! question (the most-proving node), so it walks down the narrowest lines
+//! first instead of enumerating every attacker move to a fixed depth.
+
+use rules::{Game, Player};
+
+/// The widest defender turn a forcing line follows.
+pub(crate) const MAX_FORCING_REPLIES: usize = 3;
+
+/// Plays (`Game::play` calls) allowed for one root's forcing-line proofs,
+/// attack and defence together: about 7 ms per losers middle-game root on
+/// this project's 2-core machine (`docs/benchmarks.md`, "Forcing lines at
+/// the root"), a few per cent of a 250 ms move.
+pub(crate) const FORCING_BUDGET: u32 = 10_000;
+
+/// An infinite proof or disproof number (saturating sums stay below
+/// `u32::MAX`).
+const INF: u32 = u32::MAX / 4;
+
+/// One position of the proof tree.
+struct PnNode<G: Game> {
+    state: G,
+    /// The action from the parent (none at the root).
+    action: Option<G::Action>,
+    /// Index of the parent; the root's is itself (0).
+    parent: u32,
+    /// The attacker is to move (an OR node) rather than the defender (AND).
+    attacker_to_move: bool,
+    /// The attacker's whole turns played from the root to here.
+    turns: u32,
+    /// Proof number: leaves to prove before the attacker's win is proven.
+    pn: u32,
+    /// Disproof number: leaves to disprove before the win is refuted.
+    dn: u32,
+    /// First child's index; children are contiguous.
+    first_child: u32,
+    num_children: u32,
+    expanded: bool,
+}
+
+/// A proof-number search for `attacker` from one position.
+pub(crate) struct ForcingProof<G: Game> {
+    attacker: Player,
+    /// The attacker must win within this many of its turns.
+    max_turns: u32,
+    nodes: Vec<PnNode<G>>,
+}
+
+impl<G: Game> ForcingProof<G> {
+    /// Search whether `attacker` wins from `state` within `max_turns` of
+    /// its turns through forcing lines, spending at most `budget` plays
+    /// (decremented by what was used).
+    pub(crate) fn run(state: &G, attacker: Player, max_turns: u32, budget: &mut u32) -> Self {
+        let mut proof = ForcingProof {
+            attacker,
+            max_turns,
+            nodes: Vec::new(),
+        };
+        let root = proof.new_node(state.clone(), None, 0, 0, budget);
+        proof.nodes.push(root);
+        while proof.nodes[0].pn != 0 && proof.nodes[0].dn != 0 {
+            let leaf = proof.most_proving();
+            if !proof.expand(leaf, budget) {
+                break;
+            }
+            proof.update_ancestors(leaf);
+        }
+        proof
+    }
+
+    /// Whether the attacker's win is proven.
+    pub(crate) fn proven(&self) -> bool {
+        self.nodes[0].pn == 0
+    }
+
+    /// The root actions proven to win for the attacker (empty unless the
+    /// attacker is to move at the root and some action is proven).
+    pub(crate) fn winning_root_actions(&self) -> Vec<G::Action> {
+        let root = &self.nodes[0];
+        if !root.attacker_to_move || !root.expanded {
+            return Vec::new();
+        }
+        self.children(0)
+            .filter(|&c| self.nodes[c].pn == 0)
+            .filter_map(|c| self.nodes[c].action)
+            .collect()
+    }
+
+    fn children(&self, i: usize) -> std::ops::Range<usize> {
+        let node = &self.nodes[i];
+        let first = node.first_child as usize;
+        first..first + node.num_children as usize
+    }
+
+    /// A node for `state` with its initial numbers: exact at a game end, at
+    /// a defender turn wider than the forcing limit (refuted: not
+    /// followed) and at the attacker's last turn (won only by a win at
+    /// once); else the defender's reply count (AND) or 1 (OR).
+    fn new_node(
+        &self,
+        state: G,
+        action: Option<G::Action>,
+        parent: u32,
+        turns: u32,
+        budget: &mut u32,
+    ) -> PnNode<G> {
+        let attacker_to_move = state.side_to_move() == self.attacker;
+        let (pn, dn) = self.initial_numbers(&state, attacker_to_move, turns, budget);
+        PnNode {
+            state,
+            action,
+            parent,
+            attacker_to_move,
+            turns,
+            pn,
+            dn,
+            first_child: 0,
+            num_children: 0,
+            expanded: false,
+        }
+    }
+
+    fn initial_numbers(
+        &self,
+        state: &G,
+        attacker_to_move: bool,
+        turns: u32,
+        budget: &mut u32,
+    ) -> (u32, u32) {
+        const PROVEN: (u32, u32) = (0, INF);
+        const REFUTED: (u32, u32) = (INF, 0);
+        if let Some(outcome) = state.outcome() {
+            return if outcome.value_for(self.attacker) > 0.0 {
+                PROVEN
+            } else {
+                REFUTED
+            };
+        }
+        if attacker_to_move {
+            if turns + 1 < self.max_turns {
+                return (1, 1);
+            }
+            return if wins_at_once(state, budget) {
+                PROVEN
+            } else {
+                REFUTED
+            };
+        }
+        match state.legal_vec().len() {
+            0 => REFUTED,
+            n if n > MAX_FORCING_REPLIES => REFUTED,
+            n => (n as u32, 1),
+        }
+    }
+
+    /// From the root, the child that settles its parent's number at each
+    /// node (least proof number at the attacker's turns, least disproof
+    /// number at the defender's), down to an unexpanded node.
+    fn most_proving(&self) -> usize {
+        let mut i = 0;
+        while self.nodes[i].expanded {
+            let attacker = self.nodes[i].attacker_to_move;
+            let key = |c: &usize| {
+                let n = &self.nodes[*c];
+                if attacker {
+                    n.pn
+                } else {
+                    n.dn
+                }
+            };
+            i = self
+                .children(i)
+                .min_by_key(key)
+                .expect("an expanded node has children");
+        }
+        i
+    }
+
+    /// Add node `i`'s children. False (nothing added) when the budget
+    /// cannot pay for all of them.
+    fn expand(&mut self, i: usize, budget: &mut u32) -> bool {
+        let legal = self.nodes[i].state.legal_vec();
+        if legal.is_empty() || legal.len() as u32 > *budget {
+            return false;
+        }
+        *budget -= legal.len() as u32;
+        let first = self.nodes.len() as u32;
+        let parent = &self.nodes[i];
+        let (attacker_moves, turns) = (parent.attacker_to_move, parent.turns);
+        let parent_state = parent.state.clone();
+        for action in legal {
+            let mut state = parent_state.clone();
+            state.play(action);
+            // A turn ends when the side to move changes (split turns).
+            let done = attacker_moves && state.side_to_move() != self.attacker;
+            let child = self.new_node(
+                state,
+                Some(action),
+                i as u32,
+                turns + u32::from(done),
+                budget,
+            );
+            self.nodes.push(child);
+        }
+        let count = self.nodes.len() as u32 - first;
+        let node = &mut self.nodes[i];
+        node.first_child = first;
+        node.num_children = count;
+        node.expanded = true;
+        true
+    }
+
+    /// Recompute the numbers from node `i` up to the root: at the
+    /// attacker's turn pn = min, dn = sum over the children; at the
+    /// defender's pn = sum, dn = min.
+    fn update_ancestors(&mut self, mut i: usize) {
+        loop {
+            let (mut min_pn, mut min_dn, mut sum_pn, mut sum_dn) = (INF, INF, 0u32, 0u32);
+            for c in self.children(i) {
+                let n = &self.nodes[c];
+                min_pn = min_pn.min(n.pn);
+                min_dn = min_dn.min(n.dn);
+                sum_pn = sum_pn.saturating_add(n.pn).min(INF);
+                sum_dn = sum_dn.saturating_add(n.dn).min(INF);
+            }
+            let node = &mut self.nodes[i];
+            (node.pn, node.dn) = if node.attacker_to_move {
+                (min_pn, sum_dn)
+            } else {
+                (sum_pn, min_dn)
+            };
+            if i == 0 {
+                return;
+            }
+            i = node.parent as usize;
+        }
+    }
+}
+
+/// Whether the side to move in `state` has an action that wins at once
+/// (only the actions [`Game::win_candidates`] marks are played).
+fn wins_at_once<G: Game>(state: &G, budget: &mut u32) -> bool {
+    let me = state.side_to_move();
+    let legal = state.legal_vec();
+    let mut candidates = Vec::with_capacity(legal.len());
+    state.win_candidates(&legal, &mut candidates);
+    let mut next = state.clone();
+    legal
+        .iter()
+        .zip(candidates)
+        .filter(|(_, candidate)| *candidate)
+        .any(|(&action, _)| {
+            if *budget == 0 {
+                return false;
+            }
+            *budget -= 1;
+            next.clone_from(state);
+            next.play(action);
+            next.outcome().is_some_and(|o| o.value_for(me) > 0.0)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::toy::HashGame;
+
+    /// The definition the proof search implements, by plain recursion: the
+    /// attacker wins from `g` having played `turns` whole turns, within
+    /// `max_turns`, through defender turns of at most
+    /// [`MAX_FORCING_REPLIES`] replies.
+    fn forced(g: &HashGame, attacker: Player, turns: u32, max_turns: u32) -> bool {
+        if let Some(o) = g.outcome() {
+            return o.value_for(attacker) > 0.0;
+        }
+        let legal = g.legal_vec();
+        let child = |a: u8| {
+            let mut next = g.clone();
+            next.play(a);
+            next
+        };
+        if g.side_to_move() == attacker {
+            if turns + 1 >= max_turns {
+                return legal.into_iter().any(|a| {
+                    child(a)
+                        .outcome()
+                        .is_some_and(|o| o.value_for(attacker) > 0.0)
+                });
+            }
+            legal.into_iter().any(|a| {
+                let next = child(a);
+                let done = u32::from(next.side_to_move() != attacker);
+                forced(&next, attacker, turns + done, max_turns)
+            })
+        } else {
+            legal.len() <= MAX_FORCING_REPLIES
+                && legal
+                    .into_iter()
+                    .all(|a| forced(&child(a), attacker, turns, max_turns))
+        }
+    }
+
+    #[test]
+    fn proofs_agree_with_the_definition_and_with_minimax() {
+        let mut proven = 0;
+        for seed in 0..400u64 {
+            let game = HashGame::new(seed, 9);
+            for attacker in [Player::First, Player::Second] {
+                for max_turns in [1, 2, 3, 5] {
+                    let mut budget = 1_000_000;
+                    let proof = ForcingProof::run(&game, attacker, max_turns, &mut budget);
+                    let expected = forced(&game, attacker, 0, max_turns);
+                    assert_eq!(
+                        proof.proven(),
+                        expected,
+                        "seed {seed} {attacker:?} {max_turns}"
+                    );
+                    if proof.proven() {
+                        proven += 1;
+                        // Sound: minimax agrees the attacker wins.
+                        assert_eq!(game.solve(attacker), 1, "seed {seed}");
+                        // Every root action named wins.
+                        for a in proof.winning_root_actions() {
+                            let mut next = game.clone();
+                            next.play(a);
+                            assert_eq!(next.solve(attacker), 1, "seed {seed} action {a}");
+                        }
+                    }
+                }
+            }
+        }
+        // The trees give both answers often enough to mean something.
+        assert!((200..3000).contains(&proven), "{proven} proofs");
+    }
+
+    #[test]
+    fn a_spent_budget_leaves_a_win_unproven_never_a_loss_proven() {
+        let mut cut = 0;
+        for seed in 0..200u64 {
+            let game = HashGame::new(seed, 9);
+            let mut budget = 12;
+            let proof = ForcingProof::run(&game, Player::First, 5, &mut budget);
+            if proof.proven() {
+                assert_eq!(game.solve(Player::First), 1, "seed {seed}");
+            } else if forced(&game, Player::First, 0, 5) {
+                cut += 1;
+            }
+        }
+        assert!(cut > 0, "a budget of 12 plays should cut some proofs short");
+    }
+}
