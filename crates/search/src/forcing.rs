@@ -29,6 +29,12 @@ pub(crate) const MAX_FORCING_REPLIES: usize = 3;
 /// the root"), a few per cent of a 250 ms move.
 pub(crate) const FORCING_BUDGET: u32 = 10_000;
 
+/// The root children whose opponent's forcing lines are searched (the
+/// defence), most prior first: where the opponent's turns are wide (tafl,
+/// 100 actions) every such search fails at its first expansion, so this
+/// bounds the cost there (to about 4 ms per root instead of 27).
+pub(crate) const DEFENDED_CHILDREN: usize = 8;
+
 /// An infinite proof or disproof number (saturating sums stay below
 /// `u32::MAX`).
 const INF: u32 = u32::MAX / 4;
@@ -209,13 +215,18 @@ impl<G: Game> ForcingProof<G> {
             state.play(action);
             // A turn ends when the side to move changes (split turns).
             let done = attacker_moves && state.side_to_move() != self.attacker;
-            let child = self.new_node(
+            let mut child = self.new_node(
                 state,
                 Some(action),
                 i as u32,
                 turns + u32::from(done),
                 budget,
             );
+            if attacker_moves && !done && child.pn != 0 {
+                // The attacker's split turn goes on: not followed (its
+                // further parts are as wide as a whole turn: Loki).
+                (child.pn, child.dn) = (INF, 0);
+            }
             self.nodes.push(child);
         }
         let count = self.nodes.len() as u32 - first;
@@ -305,8 +316,11 @@ mod tests {
             }
             legal.into_iter().any(|a| {
                 let next = child(a);
-                let done = u32::from(next.side_to_move() != attacker);
-                forced(&next, attacker, turns + done, max_turns)
+                let done = next.side_to_move() != attacker;
+                if !done && next.outcome().is_none() && turns + 1 < max_turns {
+                    return false; // A split turn's further parts are not followed.
+                }
+                forced(&next, attacker, turns + u32::from(done), max_turns)
             })
         } else {
             legal.len() <= MAX_FORCING_REPLIES

@@ -344,6 +344,35 @@ fn bench_search<G: Encode>(args: &BenchArgs, config: &RunConfig) {
         "tree node size:              {:>10} bytes + the action",
         search::NODE_BYTES
     );
+    bench_root_proofs::<G>(args);
+}
+
+/// The cost of the root proofs of play ([`SearchConfig::for_play`]): 16
+/// simulations of a zero-cost evaluator from each of 64 positions of 0-39
+/// random plies, with the forcing lines
+/// ([`SearchConfig::forcing_depth`]) and without; the difference is their
+/// time per root.
+fn bench_root_proofs<G: Encode>(args: &BenchArgs) {
+    let positions = sample_positions::<G>(64, &mut SmallRng::seed_from_u64(3));
+    let per_root = |forcing_depth: u32| {
+        let play = SearchConfig {
+            forcing_depth,
+            ..SearchConfig::for_play()
+        };
+        let mut rng = SmallRng::seed_from_u64(4);
+        let roots_per_s = timed_loop(args.seconds / 2.0, || {
+            for g in &positions {
+                search::search(g, &mut EncodeOnly::new(), &play, 16, &mut rng);
+            }
+            positions.len() as u64
+        });
+        1000.0 / roots_per_s
+    };
+    let (on, off) = (per_root(search::PLAY_FORCING_DEPTH), per_root(0));
+    println!(
+        "root proofs at play settings:   {on:>7.2} ms per root with forcing lines (depth {}), {off:.2} without",
+        search::PLAY_FORCING_DEPTH
+    );
 }
 
 /// Self-play as training plays it (`train::run`): calls of

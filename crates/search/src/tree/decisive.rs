@@ -78,8 +78,8 @@ impl<G: Game> Mcts<G> {
     /// proof-number searches ([`crate::forcing`]) sharing one budget of
     /// [`forcing::FORCING_BUDGET`] plays: first one for the root player
     /// from the root, whose proven winning children are returned; failing
-    /// that, one for the opponent after each open child, most prior first,
-    /// and a child after which the opponent wins is marked proven lost for
+    /// that, one for the opponent after each open child, most prior first
+    /// (at most [`forcing::DEFENDED_CHILDREN`]), and a child after which the opponent wins is marked proven lost for
     /// the root player (in losers: the sacrifice race an engine
     /// out-calculates), so the search passes over it.
     fn prove_forcing_lines(&mut self) -> Vec<usize> {
@@ -99,7 +99,7 @@ impl<G: Game> Mcts<G> {
         }
         let mut open = self.open_root_children();
         open.sort_by(|&a, &b| self.nodes[b].prior.total_cmp(&self.nodes[a].prior));
-        for c in open {
+        for c in open.into_iter().take(forcing::DEFENDED_CHILDREN) {
             if budget == 0 {
                 break;
             }
