@@ -20,6 +20,8 @@
 
 use rules::{Game, Player};
 
+use crate::proof;
+
 /// The widest defender turn a forcing line follows.
 pub(crate) const MAX_FORCING_REPLIES: usize = 3;
 
@@ -162,7 +164,7 @@ impl<G: Game> ForcingProof<G> {
             if turns + 1 < self.max_turns {
                 return (1, 1);
             }
-            return if wins_at_once(state, budget) {
+            return if proof::wins_at_once(state, state.side_to_move(), budget) {
                 PROVEN
             } else {
                 REFUTED
@@ -262,29 +264,6 @@ impl<G: Game> ForcingProof<G> {
             i = node.parent as usize;
         }
     }
-}
-
-/// Whether the side to move in `state` has an action that wins at once
-/// (only the actions [`Game::win_candidates`] marks are played).
-fn wins_at_once<G: Game>(state: &G, budget: &mut u32) -> bool {
-    let me = state.side_to_move();
-    let legal = state.legal_vec();
-    let mut candidates = Vec::with_capacity(legal.len());
-    state.win_candidates(&legal, &mut candidates);
-    let mut next = state.clone();
-    legal
-        .iter()
-        .zip(candidates)
-        .filter(|(_, candidate)| *candidate)
-        .any(|(&action, _)| {
-            if *budget == 0 {
-                return false;
-            }
-            *budget -= 1;
-            next.clone_from(state);
-            next.play(action);
-            next.outcome().is_some_and(|o| o.value_for(me) > 0.0)
-        })
 }
 
 #[cfg(test)]

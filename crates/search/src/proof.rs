@@ -64,8 +64,10 @@ pub(crate) fn wins_now<G: Game>(state: &G, action: G::Action, scratch: &mut G) -
     scratch.outcome().is_some_and(|o| o.value_for(me) > 0.0)
 }
 
-/// Whether `me`, to move in `state`, has an action that wins at once.
-fn wins_at_once<G: Game>(state: &G, me: Player, budget: &mut u32) -> bool {
+/// Whether `me`, to move in `state`, has an action that wins at once
+/// (only the actions [`Game::win_candidates`] marks are played, each
+/// taking one play from `budget`).
+pub(crate) fn wins_at_once<G: Game>(state: &G, me: Player, budget: &mut u32) -> bool {
     debug_assert_eq!(state.side_to_move(), me);
     let legal = state.legal_vec();
     let mut candidates = Vec::with_capacity(legal.len());

@@ -38,6 +38,16 @@ impl TableGame {
     }
 }
 
+/// A toy game's move: its action number.
+fn number_move(text: &str) -> Result<Vec<u8>, ActionError> {
+    text.parse::<u8>()
+        .map(|a| vec![a])
+        .map_err(|e| ActionError::Malformed {
+            text: text.into(),
+            reason: e.to_string(),
+        })
+}
+
 fn no_text<T>() -> Result<T, PositionError> {
     Err(PositionError::Illegal(
         "toy games have no position text".into(),
@@ -95,12 +105,7 @@ impl Game for TableGame {
         action.to_string()
     }
     fn parse_move(&self, text: &str) -> Result<Vec<u8>, ActionError> {
-        text.parse::<u8>()
-            .map(|a| vec![a])
-            .map_err(|e| ActionError::Malformed {
-                text: text.into(),
-                reason: e.to_string(),
-            })
+        number_move(text)
     }
 }
 
@@ -161,12 +166,7 @@ impl Game for Subtract {
         action.to_string()
     }
     fn parse_move(&self, text: &str) -> Result<Vec<u8>, ActionError> {
-        text.parse::<u8>()
-            .map(|a| vec![a])
-            .map_err(|e| ActionError::Malformed {
-                text: text.into(),
-                reason: e.to_string(),
-            })
+        number_move(text)
     }
 }
 
@@ -278,12 +278,7 @@ impl Game for TicTacToe {
         action.to_string()
     }
     fn parse_move(&self, text: &str) -> Result<Vec<u8>, ActionError> {
-        text.parse::<u8>()
-            .map(|a| vec![a])
-            .map_err(|e| ActionError::Malformed {
-                text: text.into(),
-                reason: e.to_string(),
-            })
+        number_move(text)
     }
 }
 
@@ -382,12 +377,7 @@ impl Game for ExtraTurn {
         action.to_string()
     }
     fn parse_move(&self, text: &str) -> Result<Vec<u8>, ActionError> {
-        text.parse::<u8>()
-            .map(|a| vec![a])
-            .map_err(|e| ActionError::Malformed {
-                text: text.into(),
-                reason: e.to_string(),
-            })
+        number_move(text)
     }
 }
 
@@ -493,11 +483,6 @@ impl Game for HashGame {
         action.to_string()
     }
     fn parse_move(&self, text: &str) -> Result<Vec<u8>, ActionError> {
-        text.parse::<u8>()
-            .map(|a| vec![a])
-            .map_err(|e| ActionError::Malformed {
-                text: text.into(),
-                reason: e.to_string(),
-            })
+        number_move(text)
     }
 }
