@@ -105,12 +105,13 @@ pub struct SearchConfig {
     pub win_in_two: bool,
     /// Forcing lines proven at the root (the `forcing` module: proof-number
     /// search, Allis et al. 1994, through lines where every opponent turn
-    /// has at most three legal moves, as chess engines' mate searches
-    /// follow checks): the longest win looked for, in the winner's turns.
-    /// A root action that wins so is marked a proven win; one after which
-    /// the opponent wins so is marked a proven loss (the search then
-    /// passes over it). In losers a piece offered to a lone king, or a
-    /// sacrifice that must be taken, leaves one reply. Exact but
+    /// has at most three moves that do not lose at once, as chess engines'
+    /// mate searches follow checks): the longest win looked for, in the
+    /// winner's turns. A root action that wins so is marked a proven win;
+    /// one after which the opponent wins so is marked a proven loss (the
+    /// search then passes over it). In losers a piece offered to a lone
+    /// king, or a sacrifice that must be taken, leaves one reply; in tafl
+    /// a king's open road to a corner leaves only the blocks. Exact but
     /// incomplete; costs at most `FORCING_BUDGET` (10 000) plays per root.
     /// 0 = off; at most [`MAX_FORCING_DEPTH`]. Default 0 (self-play's
     /// recipes were tuned without it); [`PLAY_FORCING_DEPTH`] in play

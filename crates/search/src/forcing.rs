@@ -4,10 +4,15 @@
 //! ([`crate::SearchConfig::forcing_depth`]).
 //!
 //! A forcing line is one where every turn of the defender has at most
-//! [`MAX_FORCING_REPLIES`] legal actions, as a chess engine's mate search
-//! follows checks only: in losers, where captures are compulsory, a piece
-//! offered to a lone king leaves it one reply, so "give every piece away"
-//! is such a line, and so is a race of sacrifices that must be taken. A
+//! [`MAX_FORCING_REPLIES`] replies that do not lose at once (that neither
+//! end the game for the attacker nor leave it an action that does), as a
+//! chess engine's mate search follows checks only. In losers, where
+//! captures are compulsory, a piece offered to a lone king leaves it one
+//! reply, so "give every piece away" is such a line, and so is a race of
+//! sacrifices that must be taken; in tafl a king with an open road to a
+//! corner leaves the attackers only the blocks, so a chain of such threats
+//! ending in a fork is one (threat-space search, Allis, van den Herik &
+//! Huntjens 1993, "Go-Moku and threat-space search"). A
 //! PUCT search of a few hundred or thousand simulations with flat priors
 //! spreads its visits over such an endgame's moves alike (all valued as
 //! won) and shuffles; a proof tells it which move wins. The proof is exact
@@ -22,7 +27,8 @@ use rules::{Game, Player};
 
 use crate::proof;
 
-/// The widest defender turn a forcing line follows.
+/// The most replies that do not lose at once a defender turn may have for
+/// a forcing line to follow it.
 pub(crate) const MAX_FORCING_REPLIES: usize = 3;
 
 /// Plays (`Game::play` calls) allowed for one root's forcing-line proofs,
@@ -32,14 +38,25 @@ pub(crate) const MAX_FORCING_REPLIES: usize = 3;
 pub(crate) const FORCING_BUDGET: u32 = 10_000;
 
 /// The root children whose opponent's forcing lines are searched (the
-/// defence), most prior first: where the opponent's turns are wide (tafl,
-/// 100 actions) every such search fails at its first expansion, so this
-/// bounds the cost there (to about 4 ms per root instead of 27).
+/// defence), most prior first: where turns are wide (tafl, 100 actions)
+/// each such search tries a few replies to each of the opponent's
+/// actions, so this bounds the cost there.
 pub(crate) const DEFENDED_CHILDREN: usize = 8;
 
 /// An infinite proof or disproof number (saturating sums stay below
 /// `u32::MAX`).
 const INF: u32 = u32::MAX / 4;
+
+/// What expanding a node did.
+enum Expansion {
+    /// Its children were added.
+    Children,
+    /// A defender's turn with more than [`MAX_FORCING_REPLIES`] replies
+    /// that do not lose at once (or, never reached, none legal): refuted.
+    TooWide,
+    /// The budget ran out; nothing was added.
+    OutOfBudget,
+}
 
 /// One position of the proof tree.
 struct PnNode<G: Game> {
@@ -84,10 +101,19 @@ impl<G: Game> ForcingProof<G> {
         proof.nodes.push(root);
         while proof.nodes[0].pn != 0 && proof.nodes[0].dn != 0 {
             let leaf = proof.most_proving();
-            if !proof.expand(leaf, budget) {
-                break;
+            match proof.expand(leaf, budget) {
+                Expansion::OutOfBudget => break,
+                Expansion::Children => proof.update_ancestors(leaf),
+                Expansion::TooWide => {
+                    let node = &mut proof.nodes[leaf];
+                    (node.pn, node.dn) = (INF, 0);
+                    let parent = node.parent as usize;
+                    if leaf == 0 {
+                        break;
+                    }
+                    proof.update_ancestors(parent);
+                }
             }
-            proof.update_ancestors(leaf);
         }
         proof
     }
@@ -98,7 +124,9 @@ impl<G: Game> ForcingProof<G> {
     }
 
     /// The root actions proven to win for the attacker (empty unless the
-    /// attacker is to move at the root and some action is proven).
+    /// attacker is to move at the root and some action is proven; empty
+    /// too when it wins at once there, which the tree's decisive moves
+    /// find).
     pub(crate) fn winning_root_actions(&self) -> Vec<G::Action> {
         let root = &self.nodes[0];
         if !root.attacker_to_move || !root.expanded {
@@ -116,10 +144,10 @@ impl<G: Game> ForcingProof<G> {
         first..first + node.num_children as usize
     }
 
-    /// A node for `state` with its initial numbers: exact at a game end, at
-    /// a defender turn wider than the forcing limit (refuted: not
-    /// followed) and at the attacker's last turn (won only by a win at
-    /// once); else the defender's reply count (AND) or 1 (OR).
+    /// A node for `state` with its initial numbers: exact at a game end,
+    /// at the attacker's turn when it wins at once (proven) or it is its
+    /// last (refuted otherwise); else the defender's legal reply count
+    /// (AND) or 1 (OR).
     fn new_node(
         &self,
         state: G,
@@ -161,18 +189,20 @@ impl<G: Game> ForcingProof<G> {
             };
         }
         if attacker_to_move {
-            if turns + 1 < self.max_turns {
-                return (1, 1);
+            if proof::wins_at_once(state, self.attacker, budget) {
+                return PROVEN;
             }
-            return if proof::wins_at_once(state, state.side_to_move(), budget) {
-                PROVEN
+            return if turns + 1 < self.max_turns {
+                (1, 1)
             } else {
                 REFUTED
             };
         }
         match state.legal_vec().len() {
             0 => REFUTED,
-            n if n > MAX_FORCING_REPLIES => REFUTED,
+            // An estimate until expanded (`expand` counts the replies that
+            // do not lose at once): a wide turn is seldom forcing, so it
+            // is tried after the narrow ones.
             n => (n as u32, 1),
         }
     }
@@ -200,19 +230,24 @@ impl<G: Game> ForcingProof<G> {
         i
     }
 
-    /// Add node `i`'s children. False (nothing added) when the budget
-    /// cannot pay for all of them.
-    fn expand(&mut self, i: usize, budget: &mut u32) -> bool {
+    /// Add node `i`'s children, each play taken from `budget`. At a
+    /// defender's turn, stop at the first reply beyond
+    /// [`MAX_FORCING_REPLIES`] that does not lose at once (its node is not
+    /// proven when made) and add nothing: a wide turn without a threat
+    /// costs a few plays, not one per reply.
+    fn expand(&mut self, i: usize, budget: &mut u32) -> Expansion {
         let legal = self.nodes[i].state.legal_vec();
-        if legal.is_empty() || legal.len() as u32 > *budget {
-            return false;
-        }
-        *budget -= legal.len() as u32;
-        let first = self.nodes.len() as u32;
+        let first = self.nodes.len();
         let parent = &self.nodes[i];
         let (attacker_moves, turns) = (parent.attacker_to_move, parent.turns);
         let parent_state = parent.state.clone();
+        let mut choices = 0;
         for action in legal {
+            if *budget == 0 {
+                self.nodes.truncate(first);
+                return Expansion::OutOfBudget;
+            }
+            *budget -= 1;
             let mut state = parent_state.clone();
             state.play(action);
             // A turn ends when the side to move changes (split turns).
@@ -229,14 +264,24 @@ impl<G: Game> ForcingProof<G> {
                 // further parts are as wide as a whole turn: Loki).
                 (child.pn, child.dn) = (INF, 0);
             }
+            if !attacker_moves && child.pn != 0 {
+                choices += 1;
+                if choices > MAX_FORCING_REPLIES {
+                    self.nodes.truncate(first);
+                    return Expansion::TooWide;
+                }
+            }
             self.nodes.push(child);
         }
-        let count = self.nodes.len() as u32 - first;
+        let count = self.nodes.len() - first;
+        if count == 0 {
+            return Expansion::TooWide;
+        }
         let node = &mut self.nodes[i];
-        node.first_child = first;
-        node.num_children = count;
+        node.first_child = first as u32;
+        node.num_children = count as u32;
         node.expanded = true;
-        true
+        Expansion::Children
     }
 
     /// Recompute the numbers from node `i` up to the root: at the
@@ -287,26 +332,46 @@ mod tests {
         };
         if g.side_to_move() == attacker {
             if turns + 1 >= max_turns {
-                return legal.into_iter().any(|a| {
-                    child(a)
-                        .outcome()
-                        .is_some_and(|o| o.value_for(attacker) > 0.0)
-                });
+                return wins_at_once(g, attacker);
             }
             legal.into_iter().any(|a| {
                 let next = child(a);
                 let done = next.side_to_move() != attacker;
                 if !done && next.outcome().is_none() && turns + 1 < max_turns {
-                    return false; // A split turn's further parts are not followed.
+                    // A split turn's further parts are not followed, but
+                    // one that wins at once counts.
+                    return wins_at_once(&next, attacker);
                 }
                 forced(&next, attacker, turns + u32::from(done), max_turns)
             })
         } else {
-            legal.len() <= MAX_FORCING_REPLIES
+            let choices = legal
+                .iter()
+                .filter(|&&a| !loses_at_once(&child(a), attacker))
+                .count();
+            choices <= MAX_FORCING_REPLIES
                 && legal
                     .into_iter()
                     .all(|a| forced(&child(a), attacker, turns, max_turns))
         }
+    }
+
+    /// The defender's reply that led to `g` lost at once: the attacker won,
+    /// or is to move with an action that wins.
+    fn loses_at_once(g: &HashGame, attacker: Player) -> bool {
+        if let Some(o) = g.outcome() {
+            return o.value_for(attacker) > 0.0;
+        }
+        g.side_to_move() == attacker && wins_at_once(g, attacker)
+    }
+
+    /// The attacker, to move in `g`, has an action that wins.
+    fn wins_at_once(g: &HashGame, attacker: Player) -> bool {
+        g.legal_vec().into_iter().any(|a| {
+            let mut next = g.clone();
+            next.play(a);
+            next.outcome().is_some_and(|o| o.value_for(attacker) > 0.0)
+        })
     }
 
     #[test]

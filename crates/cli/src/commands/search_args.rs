@@ -45,7 +45,7 @@ pub struct PlaySearchArgs {
     pub no_collapse_forced: bool,
     /// The longest forced win, in the winner's turns, that bundle and UCT
     /// players prove at the root through forcing lines (opponent turns of
-    /// at most three legal moves; 0 = off, at most 32; see
+    /// at most three moves that do not lose at once; 0 = off, at most 32; see
     /// search::SearchConfig::forcing_depth) [default: 10].
     #[arg(long)]
     pub forcing_depth: Option<u32>,

@@ -79,7 +79,8 @@ impl<G: Game> Mcts<G> {
     /// [`forcing::FORCING_BUDGET`] plays: first one for the root player
     /// from the root, whose proven winning children are returned; failing
     /// that, one for the opponent after each open child, most prior first
-    /// (at most [`forcing::DEFENDED_CHILDREN`]), and a child after which the opponent wins is marked proven lost for
+    /// (at most [`forcing::DEFENDED_CHILDREN`], each with an even share of
+    /// the budget left), and a child after which the opponent wins is marked proven lost for
     /// the root player (in losers: the sacrifice race an engine
     /// out-calculates), so the search passes over it.
     fn prove_forcing_lines(&mut self) -> Vec<usize> {
@@ -99,14 +100,17 @@ impl<G: Game> Mcts<G> {
         }
         let mut open = self.open_root_children();
         open.sort_by(|&a, &b| self.nodes[b].prior.total_cmp(&self.nodes[a].prior));
-        for c in open.into_iter().take(forcing::DEFENDED_CHILDREN) {
-            if budget == 0 {
-                break;
-            }
+        open.truncate(forcing::DEFENDED_CHILDREN);
+        for (k, &c) in open.iter().enumerate() {
+            // An even share of what is left, so one child whose proof
+            // fails slowly does not starve the others.
+            let mut share = budget / (open.len() - k) as u32;
+            let given = share;
             let after = self.after_root_action(c).clone();
-            if ForcingProof::run(&after, me.opponent(), turns, &mut budget).proven() {
+            if ForcingProof::run(&after, me.opponent(), turns, &mut share).proven() {
                 self.mark_root_child(c, 1.0);
             }
+            budget -= given - share;
         }
         Vec::new()
     }
