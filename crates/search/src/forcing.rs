@@ -37,10 +37,19 @@ pub(crate) const MAX_FORCING_REPLIES: usize = 3;
 /// the root"), a few per cent of a 250 ms move.
 pub(crate) const FORCING_BUDGET: u32 = 10_000;
 
-/// The root children whose opponent's forcing lines are searched (the
-/// defence), most prior first: where turns are wide (tafl, 100 actions)
-/// each such search tries a few replies to each of the opponent's
-/// actions, so this bounds the cost there.
+/// Plays paid back to the defence for the children it proves lost, at
+/// most this many per root: a proof that succeeds removes a losing move,
+/// so the budget bounds the proofs that fail, and a root where most moves
+/// lose (a tafl fork threat) still gets its checked moves; worst case per
+/// root, [`FORCING_BUDGET`] plus this.
+pub(crate) const REFUTATION_REFUND: u32 = 30_000;
+
+/// How many root children the defence must find not proven lost before it
+/// stops searching the opponent's forcing lines after further ones (most
+/// prior first; those proven lost do not count, so where most moves lose
+/// the search still has checked moves to play): where turns are wide
+/// (tafl, 100 actions) each such search tries a few replies to each of the
+/// opponent's actions, so this bounds the cost there.
 pub(crate) const DEFENDED_CHILDREN: usize = 8;
 
 /// An infinite proof or disproof number (saturating sums stay below

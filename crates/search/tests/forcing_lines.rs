@@ -9,7 +9,7 @@
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rules::{Game, Hnefatafl, Losers};
-use search::{search, SearchConfig, UniformEvaluator};
+use search::{search, Evaluator, SearchConfig, UniformEvaluator};
 
 fn config(forcing_depth: u32) -> SearchConfig {
     SearchConfig {
@@ -86,19 +86,120 @@ fn a_tafl_move_that_opens_the_king_a_fork_is_proven_lost_and_avoided() {
     .unwrap();
     let (won, lost) = proven(&root, 10, 16);
     assert!(won.is_empty(), "{won:?}");
-    // The 8 most likely moves are defended (all alike here: the first 8).
-    assert_eq!(lost, ["j2j3", "j2j4", "j2j5", "j2i2", "j2h2", "j2g2"]);
+    // All moves are alike here, so they are defended in legal order until
+    // 8 are not proven lost (or the refund for proofs runs out): the
+    // first j2 moves, then most others (the king's fork beats them).
+    assert_eq!(lost[..6], ["j2j3", "j2j4", "j2j5", "j2i2", "j2h2", "j2g2"]);
+    assert!(lost.len() > 20, "{lost:?}");
+    assert!(!lost.iter().any(|m| m == "j2j1" || m == "j2f2"), "{lost:?}");
     let mut rng = StdRng::seed_from_u64(1);
     let tree = search(&root, &mut UniformEvaluator, &config(10), 16, &mut rng);
     let chosen = root.action_to_text(tree.choose_action(0.0, &mut rng).unwrap());
     assert!(!lost.contains(&chosen), "{chosen}");
     assert_eq!(proven(&root, 0, 16), (vec![], vec![]));
-    // Each is lost indeed: after it the king's move to f1 is proven won.
-    for m in &lost {
+    // The j2 moves are lost indeed: after each the king's move to f1 is
+    // proven won by the independent win-in-two proof (the others, such as
+    // b6b1, lose to longer forcing lines).
+    for m in &lost[..6] {
         let mut after = root.clone();
         for a in after.parse_move(m).unwrap() {
             after.play(a);
         }
         assert_eq!(proven(&after, 0, 16).0, ["f6f1"], "after {m}");
     }
+}
+
+/// Priors of weight 100 for the `favoured` actions and 1 for the others,
+/// and a draw everywhere: a network whose most likely moves all lose.
+struct Favouring<A> {
+    favoured: Vec<A>,
+}
+
+impl<G: Game> Evaluator<G> for Favouring<G::Action> {
+    fn evaluate(
+        &mut self,
+        _positions: &[&G],
+        legal: &[&[G::Action]],
+        priors: &mut [f32],
+        wdl: &mut [[f32; 3]],
+    ) {
+        let mut offset = 0;
+        for actions in legal {
+            let block = &mut priors[offset..offset + actions.len()];
+            for (p, a) in block.iter_mut().zip(actions.iter()) {
+                *p = if self.favoured.contains(a) {
+                    100.0
+                } else {
+                    1.0
+                };
+            }
+            let sum: f32 = block.iter().sum();
+            block.iter_mut().for_each(|p| *p /= sum);
+            offset += actions.len();
+        }
+        wdl.fill([0.0, 1.0, 0.0]);
+    }
+}
+
+/// The attacker moves of the fork position after which the defenders'
+/// win in two is proven (the king's move to f1).
+fn fork_losing_moves(root: &Hnefatafl) -> Vec<<Hnefatafl as Game>::Action> {
+    root.legal_vec()
+        .into_iter()
+        .filter(|&a| {
+            let mut after = root.clone();
+            after.play(a);
+            proven(&after, 0, 16).0 == ["f6f1"]
+        })
+        .collect()
+}
+
+#[test]
+fn the_defence_goes_on_past_the_likely_moves_proven_lost() {
+    // The fork position again, with priors that favour twelve losing
+    // moves (most attacker moves lose here): the defence proves them lost
+    // and goes on until it has moves not proven lost, so the search plays
+    // one of those (session 23's break test: it played an unchecked
+    // losing move once the 8 most likely were proven lost).
+    let root = Hnefatafl::from_text(
+        "3s1sss3/5s5/11/s1s1sS2s2/s3SSS3s/ss2SKSS1ss/s2SS2S2s/s3s2SS1s/6s4/9ss/11 a",
+    )
+    .unwrap();
+    let losing = fork_losing_moves(&root);
+    assert!(losing.len() > 100, "{}", losing.len());
+    // The last twelve in legal order, away from the j2 moves tried first.
+    let favoured = losing[losing.len() - 12..].to_vec();
+    let mut evaluator = Favouring {
+        favoured: favoured.clone(),
+    };
+    let mut rng = StdRng::seed_from_u64(1);
+    let tree = search(&root, &mut evaluator, &config(10), 16, &mut rng);
+    for c in tree.root_children() {
+        if favoured.contains(&c.action) {
+            assert_eq!(c.proven, Some(-1.0), "{}", root.action_to_text(c.action));
+        }
+    }
+    let chosen = tree.choose_action(0.0, &mut rng).unwrap();
+    assert!(!losing.contains(&chosen), "{}", root.action_to_text(chosen));
+}
+
+#[test]
+fn a_proven_win_is_played_by_its_shortest_line() {
+    // After j2j3 in the fork position the king runs to f1 and the
+    // attackers shut k1 (j3j1): the king wins at once at a1, and other
+    // king moves are proven won as well (wins in two); the search plays
+    // the win at once (session 23's break test: it stepped to g1).
+    let mut root = Hnefatafl::from_text(
+        "3s1sss3/5s5/11/s1s1sS2s2/s3SSS3s/ss2SKSS1ss/s2SS2S2s/s3s2SS1s/6s4/9ss/11 a",
+    )
+    .unwrap();
+    for m in ["j2j3", "f6f1", "j3j1"] {
+        for a in root.parse_move(m).unwrap() {
+            root.play(a);
+        }
+    }
+    let mut rng = StdRng::seed_from_u64(1);
+    let tree = search(&root, &mut UniformEvaluator, &config(10), 64, &mut rng);
+    let chosen = root.action_to_text(tree.choose_action(0.0, &mut rng).unwrap());
+    assert_eq!(chosen, "f1a1");
 }

@@ -47,7 +47,7 @@ pub struct PlaySearchArgs {
     /// players prove at the root through forcing lines (opponent turns of
     /// at most three moves that do not lose at once; 0 = off, at most 32; see
     /// search::SearchConfig::forcing_depth) [default: 10].
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u32).range(0..=i64::from(search::MAX_FORCING_DEPTH)))]
     pub forcing_depth: Option<u32>,
     /// Search every action of bundle and UCT players from an empty tree
     /// (by default a player keeps the subtree of its move and searches on
@@ -198,13 +198,22 @@ mod tests {
             ["--c-puct", "0"],
             ["--c-puct", "-1"],
             ["--fpu-reduction", "-0.1"],
-            ["--forcing-depth", "33"],
         ] {
             let err = parse(&bad).search_config().unwrap_err();
             assert!(
                 format!("{err:#}").contains("--c-puct / --fpu-reduction"),
                 "{bad:?}"
             );
+        }
+        // A forcing depth out of range is refused while parsing, by its
+        // range (not clap's "too large for u32" above u32::MAX).
+        for bad in ["33", "99999999999"] {
+            let args = ["x", "--forcing-depth", bad];
+            let Err(err) = Cli::try_parse_from(args) else {
+                panic!("{bad} was accepted");
+            };
+            let err = err.to_string();
+            assert!(err.contains("0..=32"), "{bad}: {err}");
         }
     }
 }

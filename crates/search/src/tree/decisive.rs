@@ -36,17 +36,22 @@ impl<G: Game> Mcts<G> {
         self.nodes[leaf].kind == NodeKind::Expanded
     }
 
-    /// Mark each root child whose action wins in two
-    /// ([`crate::SearchConfig::win_in_two`]) as a proven loss for its side to move,
-    /// so every later visit backs up an exact win for the root player, and
-    /// give the proven children the whole prior (as a decisive expansion
-    /// does), so the search visits them first. Without a win in two, look
-    /// for longer forcing lines ([`Mcts::prove_forcing_lines`]).
+    /// Mark each root child whose action wins, shortest win first, as a
+    /// proven loss for its side to move, so every later visit backs up an
+    /// exact win for the root player, and give the proven children the
+    /// whole prior (as a decisive expansion does), so the search visits
+    /// them first and plays one: the actions that win at once; failing
+    /// those, the wins in two ([`crate::SearchConfig::win_in_two`]);
+    /// failing those, longer forcing lines ([`Mcts::prove_forcing_lines`]).
+    /// Shortest first because a proven longer win is no better to the
+    /// search than a win at once, and playing it every move may never
+    /// convert (session 23's break test: a king on f1 stepped to g1, also
+    /// won, instead of escaping to a1).
     pub(super) fn prove_root_wins(&mut self) {
         let me = self.root_state.side_to_move();
         let mut budget = proof::PROOF_BUDGET;
-        let mut proven = Vec::new();
-        let in_two = if self.config.win_in_two {
+        let mut proven = self.root_children_winning_now();
+        let in_two = if self.config.win_in_two && proven.is_empty() {
             self.open_root_children()
         } else {
             Vec::new()
@@ -78,9 +83,9 @@ impl<G: Game> Mcts<G> {
     /// proof-number searches ([`crate::forcing`]) sharing one budget of
     /// [`forcing::FORCING_BUDGET`] plays: first one for the root player
     /// from the root, whose proven winning children are returned; failing
-    /// that, one for the opponent after each open child, most prior first
-    /// (at most [`forcing::DEFENDED_CHILDREN`], each with an even share of
-    /// the budget left), and a child after which the opponent wins is marked proven lost for
+    /// that, one for the opponent after each open child, most prior first,
+    /// until [`forcing::DEFENDED_CHILDREN`] are not proven lost (each with
+    /// an even share of the budget left), and a child after which the opponent wins is marked proven lost for
     /// the root player (in losers: the sacrifice race an engine
     /// out-calculates), so the search passes over it.
     fn prove_forcing_lines(&mut self) -> Vec<usize> {
@@ -100,19 +105,59 @@ impl<G: Game> Mcts<G> {
         }
         let mut open = self.open_root_children();
         open.sort_by(|&a, &b| self.nodes[b].prior.total_cmp(&self.nodes[a].prior));
-        open.truncate(forcing::DEFENDED_CHILDREN);
-        for (k, &c) in open.iter().enumerate() {
-            // An even share of what is left, so one child whose proof
-            // fails slowly does not starve the others.
-            let mut share = budget / (open.len() - k) as u32;
+        // Defend until that many children are not proven lost, so the
+        // search has checked moves to choose from even where most moves
+        // lose (a tafl fork threat: 128 of 135 attacker moves).
+        let mut unrefuted = 0;
+        let mut refund = forcing::REFUTATION_REFUND;
+        for c in open {
+            if unrefuted == forcing::DEFENDED_CHILDREN || budget == 0 {
+                break;
+            }
+            // An even share of what is left among the children still to
+            // find, so one child whose proof fails slowly does not starve
+            // the others (a proof that succeeds returns the rest).
+            let mut share = budget / (forcing::DEFENDED_CHILDREN - unrefuted) as u32;
             let given = share;
             let after = self.after_root_action(c).clone();
-            if ForcingProof::run(&after, me.opponent(), turns, &mut share).proven() {
+            let lost = ForcingProof::run(&after, me.opponent(), turns, &mut share).proven();
+            let used = given - share;
+            if lost {
                 self.mark_root_child(c, 1.0);
+                // A move proven lost is worth its cost: pay it back.
+                let paid = used.min(refund);
+                refund -= paid;
+                budget += paid;
+            } else {
+                unrefuted += 1;
             }
-            budget -= given - share;
+            budget -= used;
         }
         Vec::new()
+    }
+
+    /// The root children whose action ends the game at once with a win
+    /// for the root player (only [`Game::win_candidates`] are played).
+    fn root_children_winning_now(&mut self) -> Vec<usize> {
+        let legal: Vec<G::Action> = self.nodes[0]
+            .children()
+            .map(|c| self.actions[c - 1])
+            .collect();
+        self.root_state
+            .win_candidates(&legal, &mut self.scratch_candidates);
+        let mut won = Vec::new();
+        for (c, &candidate) in self.nodes[0].children().zip(&self.scratch_candidates) {
+            if candidate
+                && proof::wins_now(
+                    &self.root_state,
+                    self.actions[c - 1],
+                    &mut self.scratch_state,
+                )
+            {
+                won.push(c);
+            }
+        }
+        won
     }
 
     /// The root children a proof may still mark: not over or proven, and
