@@ -64,6 +64,25 @@ pub(crate) fn wins_now<G: Game>(state: &G, action: G::Action, scratch: &mut G) -
     scratch.outcome().is_some_and(|o| o.value_for(me) > 0.0)
 }
 
+/// Flag in `flags` each of `legal` that ends the game at once with a win
+/// for `state`'s side to move (only [`Game::win_candidates`] are played
+/// out, in `scratch`); returns how many do. Shared by the tree's decisive
+/// expansion and the root's proofs.
+pub(crate) fn flag_wins_now<G: Game>(
+    state: &G,
+    legal: &[G::Action],
+    flags: &mut Vec<bool>,
+    scratch: &mut G,
+) -> usize {
+    state.win_candidates(legal, flags);
+    let mut wins = 0;
+    for (&action, flag) in legal.iter().zip(flags.iter_mut()) {
+        *flag = *flag && wins_now(state, action, scratch);
+        wins += usize::from(*flag);
+    }
+    wins
+}
+
 /// Whether `me`, to move in `state`, has an action that wins at once
 /// (only the actions [`Game::win_candidates`] marks are played, each
 /// taking one play from `budget`).

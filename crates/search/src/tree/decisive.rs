@@ -19,18 +19,13 @@ impl<G: Game> Mcts<G> {
     pub(super) fn expand_decisive(&mut self, leaf: usize, slot: usize) -> bool {
         let state = &self.pending_positions[slot];
         let legal = &self.pending_legal[slot];
-        // Only the actions the rules say might win are played out.
-        state.win_candidates(legal, &mut self.scratch_candidates);
-        self.scratch_priors.clear();
-        let mut wins = 0usize;
-        for (&action, &candidate) in legal.iter().zip(&self.scratch_candidates) {
-            let win = candidate && proof::wins_now(state, action, &mut self.scratch_state);
-            wins += usize::from(win);
-            self.scratch_priors.push(if win { 1.0 } else { 0.0 });
-        }
-        if wins == 0 {
+        let flags = &mut self.scratch_candidates;
+        if proof::flag_wins_now(state, legal, flags, &mut self.scratch_state) == 0 {
             return false;
         }
+        self.scratch_priors.clear();
+        let as_prior = |&win: &bool| if win { 1.0 } else { 0.0 };
+        self.scratch_priors.extend(flags.iter().map(as_prior));
         let priors = &self.scratch_priors;
         expand(&mut self.nodes, &mut self.actions, leaf, legal, priors, 1.0);
         self.nodes[leaf].kind == NodeKind::Expanded
@@ -143,21 +138,10 @@ impl<G: Game> Mcts<G> {
             .children()
             .map(|c| self.actions[c - 1])
             .collect();
-        self.root_state
-            .win_candidates(&legal, &mut self.scratch_candidates);
-        let mut won = Vec::new();
-        for (c, &candidate) in self.nodes[0].children().zip(&self.scratch_candidates) {
-            if candidate
-                && proof::wins_now(
-                    &self.root_state,
-                    self.actions[c - 1],
-                    &mut self.scratch_state,
-                )
-            {
-                won.push(c);
-            }
-        }
-        won
+        let flags = &mut self.scratch_candidates;
+        proof::flag_wins_now(&self.root_state, &legal, flags, &mut self.scratch_state);
+        let won = self.nodes[0].children().zip(flags.iter());
+        won.filter(|&(_, &win)| win).map(|(c, _)| c).collect()
     }
 
     /// The root children a proof may still mark: not over or proven, and
