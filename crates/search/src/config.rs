@@ -174,6 +174,11 @@ pub const PLAY_POLICY_TEMPERATURE: f32 = 1.6;
 /// The largest [`SearchConfig::forcing_depth`] accepted.
 pub const MAX_FORCING_DEPTH: u32 = 32;
 
+/// Root visits per move of every bundle player when no budget is named:
+/// matches, ladders, `lokizero play`, analysis and the web lab's default
+/// (the budget the strength tables state).
+pub const PLAY_NODES: u32 = 200;
+
 /// [`SearchConfig::forcing_depth`] in play ([`SearchConfig::for_play`]),
 /// measured in `docs/experiments.md` ("Forcing lines at the root").
 pub const PLAY_FORCING_DEPTH: u32 = 10;

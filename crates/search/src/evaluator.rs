@@ -193,6 +193,17 @@ impl<E, R> RolloutMix<E, R> {
             scratch_wdl: Vec::new(),
         }
     }
+
+    /// Replace the playouts and their weight `lambda` (clamped as in
+    /// [`RolloutMix::new`]), keeping the inner evaluator.
+    pub fn set_mix(&mut self, rollout: RolloutEvaluator<R>, lambda: f32) {
+        self.rollout = rollout;
+        self.lambda = if lambda.is_finite() {
+            lambda.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+    }
 }
 
 impl<G: Game, E: Evaluator<G>, R: Rng> Evaluator<G> for RolloutMix<E, R> {

@@ -7,8 +7,9 @@
 //!   ([`Mcts::select_leaves`] / [`Mcts::pending_leaves`] /
 //!   [`Mcts::apply_evaluations`]) so one worker can put many games' leaves
 //!   into one network batch, with virtual loss spreading each tree's leaves.
-//! - [`SearchLimit`]: the one budget of a search (nodes, a deadline, a
-//!   stop flag) with its time policy ([`Stopper`]).
+//! - [`Budget`]: the one budget of a search (nodes, a time, a stop flag)
+//!   with its time policy ([`Stopper`]); every command and player states
+//!   its thinking in it.
 //! - [`Batch`]: the one batched step ([`Batch::step`] over any
 //!   [`BatchedSearch`]: self-play's games) and the one search loop
 //!   ([`Batch::run`]: matches and bots); [`run_batched`] and [`search`]
@@ -68,14 +69,14 @@ mod toy;
 
 pub use config::{
     ConfigError, RootKind, SearchConfig, TemperatureSchedule, MAX_FORCING_DEPTH,
-    PLAY_FORCING_DEPTH, PLAY_POLICY_TEMPERATURE,
+    PLAY_FORCING_DEPTH, PLAY_NODES, PLAY_POLICY_TEMPERATURE,
 };
 pub use evaluator::{Evaluator, RolloutEvaluator, RolloutMix, UniformEvaluator, Wdl, DRAW_WDL};
 pub use gumbel::{
     completed_q, considered_visit, improved_policy, logit, mixed_value, sequential_halving,
     sigma_scale, HalvingPhase,
 };
-pub use limit::{SearchLimit, Stopper};
+pub use limit::{Budget, BudgetError, Stopper};
 pub use root::RootSelection;
 pub use run::{run_batched, search};
 pub use step::{Batch, BatchedSearch, TreeWork};

@@ -1,7 +1,11 @@
-//! When a search stops: the one search limit (nodes, a deadline, a stop
-//! flag) and its time policy, checked between batched steps (in the manner
-//! of lc0's `stoppers/` and kZero's stop closure).
+//! How much a search may think, and when it stops: the one [`Budget`]
+//! (root visits, wall time, a stop flag) that every command, player and
+//! self-play worker states its thinking in, and the [`Stopper`] made from
+//! it, checked between batched steps (in the manner of lc0's `stoppers/`
+//! and kZero's stop closure).
 
+use std::fmt;
+use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -11,50 +15,82 @@ use rules::Game;
 use crate::tree::Mcts;
 
 /// The bounds of one search; it stops at the first one reached. Self-play
-/// (a node target per move), matches (nodes or time per action) and bots
-/// (UCI `go nodes`, `movetime`, clocks, `infinite` with `stop`) all state
-/// their budget as one of these.
-#[derive(Clone, Debug)]
-pub struct SearchLimit {
+/// (a node target per move), matches, ladders, evaluations, the UCI bot
+/// (`go nodes`, `movetime`, clocks, `infinite` with `stop`), analysis and
+/// the web lab all state their budget as one of these; on the command line
+/// it is `--nodes N` and/or `--movetime T`, in a player spec `:N`, `:250ms`
+/// or `:2s` ([`Budget::from_str`]).
+///
+/// A budget with no bound at all ([`Budget::is_bounded`] false) never
+/// stops; frontends refuse it.
+#[derive(Clone, Debug, Default)]
+pub struct Budget {
     /// Root visits each tree searches to: network evaluations and terminal
-    /// scorings, counting the visits a reused subtree kept. `u32::MAX`
-    /// ([`SearchLimit::NO_NODE_LIMIT`]) = no node bound.
-    pub nodes: u32,
-    /// Wall-clock time by which the search must be over. The clock is read
-    /// between batched steps, and a step is not started when the recent
-    /// steps' duration says it would end past the deadline (see
-    /// [`SearchLimit::stopper`]); the root's first evaluation is always
-    /// made.
-    pub deadline: Option<Instant>,
-    /// Set to `true` from another thread to stop (UCI `stop`); checked
-    /// between steps, before anything else, even before the first step.
+    /// scorings, counting the visits a reused subtree kept (lc0's
+    /// `go nodes`). `None` = no node bound; never `Some(0)` when built by
+    /// [`Budget::nodes`] or parsed (a zero is refused or raised to 1).
+    pub nodes: Option<u32>,
+    /// Wall time from the start of the search ([`crate::Batch::run`]).
+    /// The clock is read between batched steps, and a step is not started
+    /// when the recent steps' duration says it would end past the time
+    /// (see [`Stopper`]); the root's first evaluation is always made.
+    pub time: Option<Duration>,
+    /// Set to `true` from another thread to stop (UCI `stop`, a web
+    /// request cancelled); checked between steps, before anything else,
+    /// even before the first step.
     pub stop: Option<Arc<AtomicBool>>,
 }
 
-impl SearchLimit {
-    /// [`SearchLimit::nodes`] when there is no node bound.
-    pub const NO_NODE_LIMIT: u32 = u32::MAX;
+/// A budget text that is not `N`, `Nms` or `Ns` with a value above zero.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("bad search budget `{0}`: expected N > 0 nodes, Nms or Ns (for example 800, 250ms, 2s)")]
+pub struct BudgetError(pub String);
 
-    /// A node budget only: `nodes` root visits per tree.
+impl Budget {
+    /// Largest time a budget may state (a million seconds): beyond it
+    /// [`Instant`] arithmetic may overflow.
+    pub const MAX_TIME: Duration = Duration::from_secs(1_000_000);
+
+    /// A node budget only: `nodes` root visits per tree (at least 1).
     pub fn nodes(nodes: u32) -> Self {
-        SearchLimit {
-            nodes,
-            deadline: None,
-            stop: None,
+        Budget {
+            nodes: Some(nodes.max(1)),
+            ..Budget::default()
         }
     }
 
-    /// A time budget only: search for `budget` from now.
-    pub fn time(budget: Duration) -> Self {
-        SearchLimit {
-            deadline: Some(Instant::now() + budget),
-            ..SearchLimit::nodes(Self::NO_NODE_LIMIT)
+    /// A time budget only: `time` of wall time per search (at most
+    /// [`Budget::MAX_TIME`]).
+    pub fn time(time: Duration) -> Self {
+        Budget {
+            time: Some(time.min(Self::MAX_TIME)),
+            ..Budget::default()
         }
+    }
+
+    /// The same budget with `stop` as its stop flag.
+    pub fn with_stop(mut self, stop: Arc<AtomicBool>) -> Self {
+        self.stop = Some(stop);
+        self
+    }
+
+    /// The same budget with its node bound lowered to `cap` (at least 1),
+    /// or set to it when there was none: a strength cap.
+    pub fn capped(mut self, cap: Option<u32>) -> Self {
+        if let Some(cap) = cap {
+            self.nodes = Some(self.nodes.map_or(cap, |n| n.min(cap)).max(1));
+        }
+        self
     }
 
     /// Whether some bound is given (a search without one never ends).
     pub fn is_bounded(&self) -> bool {
-        self.nodes != Self::NO_NODE_LIMIT || self.deadline.is_some() || self.stop.is_some()
+        self.nodes.is_some() || self.time.is_some() || self.stop.is_some()
+    }
+
+    /// The node bound as the batched step counts it (`u32::MAX` = none).
+    pub fn node_target(&self) -> u32 {
+        self.nodes.unwrap_or(u32::MAX)
     }
 
     /// Whether the stop flag is set.
@@ -64,13 +100,87 @@ impl SearchLimit {
             .is_some_and(|s| s.load(Ordering::Relaxed))
     }
 
-    /// The running check of this limit over one search (its time policy).
-    pub fn stopper(&self) -> Stopper<'_> {
+    /// The running check of this budget over one search that started at
+    /// `started` (its time policy).
+    pub fn stopper(&self, started: Instant) -> Stopper<'_> {
         Stopper {
-            limit: self,
+            budget: self,
+            deadline: self.time.map(|t| started + t),
             last: None,
             step: Duration::ZERO,
         }
+    }
+}
+
+impl FromStr for Budget {
+    type Err = BudgetError;
+
+    /// `N` (root visits), `Nms` (milliseconds) or `Ns` (seconds, a decimal
+    /// allowed); each above zero, times at most [`Budget::MAX_TIME`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let b: search::Budget = "250ms".parse().unwrap();
+    /// assert_eq!(b.time, Some(Duration::from_millis(250)));
+    /// assert_eq!("800".parse::<search::Budget>().unwrap().nodes, Some(800));
+    /// assert!("0".parse::<search::Budget>().is_err());
+    /// ```
+    fn from_str(text: &str) -> Result<Self, BudgetError> {
+        let bad = || BudgetError(text.to_string());
+        let t = text.trim();
+        let time = |secs: f64| {
+            (secs.is_finite() && secs > 0.0 && secs <= Self::MAX_TIME.as_secs_f64())
+                .then(|| Budget::time(Duration::from_secs_f64(secs)))
+                .ok_or_else(bad)
+        };
+        if let Some(ms) = t.strip_suffix("ms") {
+            return match ms.parse::<u64>() {
+                Ok(ms) if ms > 0 && Duration::from_millis(ms) <= Self::MAX_TIME => {
+                    Ok(Budget::time(Duration::from_millis(ms)))
+                }
+                _ => Err(bad()),
+            };
+        }
+        if let Some(s) = t.strip_suffix('s') {
+            return time(s.parse().map_err(|_| bad())?);
+        }
+        match t.parse::<u32>() {
+            Ok(n) if n > 0 => Ok(Budget::nodes(n)),
+            _ => Err(bad()),
+        }
+    }
+}
+
+impl fmt::Display for Budget {
+    /// The budget as a player spec's tail states it: `800`, `250ms`, `2s`,
+    /// or both as `800+250ms`; `unbounded` when it has neither.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let time = |t: Duration| {
+            if t.subsec_millis() == 0 && t.as_secs() > 0 && t.subsec_nanos() == 0 {
+                format!("{}s", t.as_secs())
+            } else {
+                format!("{}ms", t.as_millis())
+            }
+        };
+        match (self.nodes, self.time) {
+            (Some(n), None) => write!(f, "{n}"),
+            (None, Some(t)) => f.write_str(&time(t)),
+            (Some(n), Some(t)) => write!(f, "{n}+{}", time(t)),
+            (None, None) => f.write_str("unbounded"),
+        }
+    }
+}
+
+impl PartialEq for Budget {
+    /// Equal bounds; stop flags are equal when both are absent or both are
+    /// the same flag.
+    fn eq(&self, other: &Self) -> bool {
+        let same_stop = match (&self.stop, &other.stop) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        self.nodes == other.nodes && self.time == other.time && same_stop
     }
 }
 
@@ -82,8 +192,8 @@ impl<G: Game> Mcts<G> {
     }
 }
 
-/// A [`SearchLimit`] applied to one search, asked before every batched
-/// step whether to stop. Time policy: the duration of the next step is
+/// A [`Budget`] applied to one search, asked before every batched step
+/// whether to stop. Time policy: the duration of the next step is
 /// predicted as a decaying maximum of the recent steps' durations (each
 /// step's maximum with 3/4 of the previous prediction), and no step starts
 /// that would end past the deadline, so a clock is not overrun by the
@@ -91,7 +201,9 @@ impl<G: Game> Mcts<G> {
 /// not apply (a move is never chosen blind), and that first step is left
 /// out of the prediction.
 pub struct Stopper<'a> {
-    limit: &'a SearchLimit,
+    budget: &'a Budget,
+    /// When the time runs out.
+    deadline: Option<Instant>,
     /// When the previous check ran; `None` when the step since then is
     /// not measured (before the first check, after the root evaluation).
     last: Option<Instant>,
@@ -104,12 +216,12 @@ impl Stopper<'_> {
     /// bound, the stop flag is set, or the next step would overrun the
     /// deadline.
     pub fn should_stop<G: Game>(&mut self, trees: &[Mcts<G>]) -> bool {
-        let nodes = self.limit.nodes;
-        if trees.iter().all(|t| t.reached(nodes)) || self.limit.stopped() {
+        let nodes = self.budget.node_target();
+        if trees.iter().all(|t| t.reached(nodes)) || self.budget.stopped() {
             return true;
         }
         // Without a deadline the clock is not read at all.
-        let Some(deadline) = self.limit.deadline else {
+        let Some(deadline) = self.deadline else {
             return false;
         };
         let now = Instant::now();
@@ -124,7 +236,6 @@ impl Stopper<'_> {
         now + self.step >= deadline
     }
 }
-
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
@@ -138,7 +249,7 @@ mod tests {
 
     /// Run `limit` on a fresh tic-tac-toe tree (8 leaves per step);
     /// `(steps, root visits)`.
-    fn run(limit: &SearchLimit, tree: &mut Mcts<TicTacToe>) -> (usize, u32) {
+    fn run(limit: &Budget, tree: &mut Mcts<TicTacToe>) -> (usize, u32) {
         let mut rng = StdRng::seed_from_u64(1);
         let trees = std::slice::from_mut(tree);
         let steps = Batch::new(8).run(trees, &mut UniformEvaluator, limit, &mut rng, |_| false);
@@ -151,27 +262,24 @@ mod tests {
 
     #[test]
     fn nodes_bound_each_tree() {
-        assert_eq!(run(&SearchLimit::nodes(17), &mut fresh()), (3, 17));
-        assert!(SearchLimit::nodes(17).is_bounded());
-        assert!(!SearchLimit::nodes(SearchLimit::NO_NODE_LIMIT).is_bounded());
+        assert_eq!(run(&Budget::nodes(17), &mut fresh()), (3, 17));
+        assert!(Budget::nodes(17).is_bounded());
+        assert!(!Budget::default().is_bounded());
     }
 
     #[test]
     fn a_set_stop_flag_stops_before_the_first_step() {
         let flag = Arc::new(AtomicBool::new(true));
-        let limit = SearchLimit {
-            stop: Some(flag),
-            ..SearchLimit::nodes(SearchLimit::NO_NODE_LIMIT)
-        };
+        let limit = Budget::default().with_stop(flag);
         assert!(limit.is_bounded() && limit.stopped());
         assert_eq!(run(&limit, &mut fresh()), (0, 0));
     }
 
     #[test]
     fn a_past_deadline_still_evaluates_the_root_once() {
-        let past = SearchLimit {
-            deadline: Some(Instant::now()),
-            ..SearchLimit::nodes(1000)
+        let past = Budget {
+            time: Some(Duration::ZERO),
+            ..Budget::nodes(1000)
         };
         let mut tree = fresh();
         assert_eq!(run(&past, &mut tree), (1, 1));
@@ -181,12 +289,47 @@ mod tests {
 
     #[test]
     fn a_time_budget_ends_the_search() {
-        let limit = SearchLimit::time(Duration::from_millis(30));
+        let limit = Budget::time(Duration::from_millis(30));
         let started = Instant::now();
         let (steps, visits) = run(&limit, &mut fresh());
         assert!(steps >= 1 && visits >= 1);
         // Stopped before the deadline by the predicted step, or just after
         // it by a slow step on a loaded machine, never much later.
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn budgets_parse_print_and_cap() {
+        let parse = |t: &str| t.parse::<Budget>();
+        assert_eq!(parse("800").unwrap(), Budget::nodes(800));
+        assert_eq!(
+            parse("250ms").unwrap(),
+            Budget::time(Duration::from_millis(250))
+        );
+        assert_eq!(
+            parse("1.5s").unwrap(),
+            Budget::time(Duration::from_millis(1500))
+        );
+        for bad in [
+            "", "0", "0ms", "0s", "-5", "x", "5m", "1e9s", "nan s", "ms", "s",
+        ] {
+            let err = parse(bad).unwrap_err();
+            assert!(err.to_string().contains("expected N > 0 nodes"), "{bad}");
+        }
+        for text in ["800", "250ms", "2s"] {
+            assert_eq!(parse(text).unwrap().to_string(), text);
+        }
+        let both = Budget {
+            time: Some(Duration::from_millis(250)),
+            ..Budget::nodes(800)
+        };
+        assert_eq!(both.to_string(), "800+250ms");
+        assert_eq!(Budget::nodes(400).capped(Some(50)).nodes, Some(50));
+        assert_eq!(Budget::nodes(40).capped(Some(50)).nodes, Some(40));
+        assert_eq!(
+            Budget::time(Duration::from_secs(1)).capped(Some(0)).nodes,
+            Some(1)
+        );
+        assert_eq!(Budget::nodes(0).nodes, Some(1), "at least one node");
     }
 }

@@ -1,19 +1,19 @@
 //! The one search loop: batched steps over some trees until their
-//! [`SearchLimit`] stops them, and two shorthands for a node budget.
+//! [`Budget`] stops them, and two shorthands for a node budget.
 
 use rand::Rng;
 use rules::Game;
 
 use crate::config::SearchConfig;
 use crate::evaluator::Evaluator;
-use crate::limit::SearchLimit;
+use crate::limit::Budget;
 use crate::step::Batch;
 use crate::tree::Mcts;
 
 impl Batch {
-    /// Search `trees` in lockstep until `limit` stops them (every tree has
-    /// `limit.nodes` root visits or a terminal root, the stop flag is set,
-    /// or the deadline is near: [`SearchLimit::stopper`]) or `stop` says
+    /// Search `trees` in lockstep until `budget` stops them (every tree has
+    /// `budget.nodes` root visits or a terminal root, the stop flag is set,
+    /// or the time from this call is nearly spent: [`Budget::stopper`]) or `stop` says
     /// so: it is called with the trees before every step the limit allows
     /// (progress reports, or a custom stop). `rng` drives root noise; the
     /// trees share it, so their tree work runs in order on this thread
@@ -23,7 +23,7 @@ impl Batch {
         &mut self,
         trees: &mut [Mcts<G>],
         evaluator: &mut E,
-        limit: &SearchLimit,
+        budget: &Budget,
         rng: &mut R,
         mut stop: S,
     ) -> usize
@@ -33,10 +33,10 @@ impl Batch {
         R: Rng + ?Sized,
         S: FnMut(&[Mcts<G>]) -> bool,
     {
-        let mut stopper = limit.stopper();
+        let mut stopper = budget.stopper(std::time::Instant::now());
         let mut steps = 0;
         while !stopper.should_stop(trees) && !stop(trees) {
-            self.step_shared(trees, evaluator, limit.nodes, rng);
+            self.step_shared(trees, evaluator, budget.node_target(), rng);
             steps += 1;
         }
         steps
@@ -48,7 +48,7 @@ impl Batch {
 /// count), evaluating all their pending leaves in one `evaluator` batch per
 /// step, with up to `leaves_per_tree` leaves per tree per step. `rng`
 /// drives root noise only. Shorthand for [`Batch::run`] with
-/// [`SearchLimit::nodes`].
+/// [`Budget::nodes`].
 pub fn run_batched<G, E, R>(
     trees: &mut [Mcts<G>],
     evaluator: &mut E,
@@ -60,8 +60,8 @@ pub fn run_batched<G, E, R>(
     E: Evaluator<G> + ?Sized,
     R: Rng + ?Sized,
 {
-    let limit = SearchLimit::nodes(simulations);
-    Batch::new(leaves_per_tree).run(trees, evaluator, &limit, rng, |_| false);
+    let budget = Budget::nodes(simulations);
+    Batch::new(leaves_per_tree).run(trees, evaluator, &budget, rng, |_| false);
 }
 
 /// Convenience: search one position with `simulations` root visits,

@@ -16,7 +16,7 @@ use crate::tree::Mcts;
 /// leaf selection (root noise). Self-play's games implement it, each with
 /// a generator of its own; [`Batch::run`] steps plain trees that share one.
 pub trait BatchedSearch<G: Game>: AsRef<Mcts<G>> + AsMut<Mcts<G>> + Send {
-    /// Root visits this search runs to (its [`crate::SearchLimit::nodes`]);
+    /// Root visits this search runs to (its [`crate::Budget::nodes`]);
     /// `None` leaves it out of the step (a self-play move with a single
     /// legal action, played without a search).
     fn node_limit(&self) -> Option<u32>;

@@ -472,7 +472,7 @@ fn one_evaluator_call_per_step_for_all_trees() {
         .map(|_| Mcts::new(TicTacToe::start(), &quiet()))
         .collect();
     let mut eval = CountingEvaluator::default();
-    let limit = SearchLimit::nodes(17);
+    let limit = Budget::nodes(17);
     let steps = Batch::new(4).run(&mut trees, &mut eval, &limit, &mut rng(), |_| false);
     // Step 1: each root alone (1 leaf per tree); then 4 leaves per tree
     // until 17 visits: 1 + 4 + 4 + 4 + 4 = 17.
@@ -790,7 +790,7 @@ fn choose_action_by_temperature() {
 #[test]
 fn stop_check_between_steps() {
     let mut trees = vec![Mcts::new(TicTacToe::start(), &quiet())];
-    let limit = SearchLimit::nodes(1000);
+    let limit = Budget::nodes(1000);
     let eval = &mut UniformEvaluator;
     let steps = Batch::new(8).run(&mut trees, eval, &limit, &mut rng(), |_| true);
     assert_eq!((steps, trees[0].visits()), (0, 0));

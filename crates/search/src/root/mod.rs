@@ -46,7 +46,7 @@ pub enum RootSelection {
     /// - sequential halving ([`crate::sequential_halving`]) spreads the
     ///   `simulations - 1` root-child visits of the search (the first
     ///   simulation evaluates the root; the budget is the search's node
-    ///   limit, [`crate::SearchLimit::nodes`]) over
+    ///   limit, [`crate::Budget::nodes`]) over
     ///   them: a descent goes to the considered action with the
     ///   scheduled visit count ([`crate::considered_visit`]) and the largest
     ///   `g + logits + sigma(q_hat)`, `q_hat` the completed Q
