@@ -50,8 +50,11 @@ pub struct Analysis {
 /// A progress report during a search (for UCI `info` lines).
 #[derive(Clone, Debug, PartialEq)]
 pub struct SearchInfo {
-    /// Nodes spent so far (root visits; for a Loki move of several
-    /// actions, those of all its actions so far: never falling).
+    /// Nodes so far as the node budget counts them: the root visits of
+    /// the search tree, those of a subtree kept from the previous move
+    /// included (as lc0 reports them), and for a Loki move of several
+    /// actions the new nodes of the actions after the first: never
+    /// falling.
     pub nodes: u32,
     /// Time since the search started, in milliseconds.
     pub time_ms: u64,

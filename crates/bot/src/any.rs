@@ -10,7 +10,8 @@ use rules::{Game, Outcome, Player, VariantId};
 use crate::analysis::{Analysis, SearchInfo};
 use crate::error::BotError;
 use crate::game_bot::{parse_position, GameBot, MoveChoice};
-use crate::limits::{Limits, Strength};
+use crate::limits::Strength;
+use search::Budget;
 
 /// The `Bot` enum, its `From<GameBot<_>>` impls and the `each!` macro
 /// (`each!(bot, b => body)`: `body` with `b` bound to the inner
@@ -72,9 +73,25 @@ impl Bot {
         each!(self, b => variant_of(b))
     }
 
-    /// The bundle's metadata.
-    pub fn meta(&self) -> &BundleMeta {
+    /// The bundle's metadata (`None` only for a bot not made from a
+    /// bundle, which [`Bot::load`] never returns).
+    pub fn meta(&self) -> Option<&BundleMeta> {
         each!(self, b => b.meta())
+    }
+
+    /// Keep the search tree from one move to the next (see
+    /// [`GameBot::set_tree_reuse`]; on by default).
+    pub fn set_tree_reuse(&mut self, on: bool) {
+        each!(self, b => b.set_tree_reuse(on))
+    }
+
+    /// Mix random playouts into the leaf values (see
+    /// [`GameBot::set_rollout_mix`]).
+    ///
+    /// # Errors
+    /// [`BotError::Setting`] for a weight outside `[0, 1]`.
+    pub fn set_rollout_mix(&mut self, lambda: f32, seed: u64) -> Result<(), BotError> {
+        each!(self, b => b.set_rollout_mix(lambda, seed))
     }
 
     /// Set the current position: `position` text (`None` or `"startpos"` =
@@ -147,18 +164,18 @@ impl Bot {
     /// As [`GameBot::choose_move`].
     pub fn choose_move(
         &mut self,
-        limits: &Limits,
+        budget: &Budget,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> Result<MoveChoice, BotError> {
-        each!(self, b => b.choose_move(limits, on_info))
+        each!(self, b => b.choose_move(budget, on_info))
     }
 
     /// Analyse the current position (see [`GameBot::analyse`]).
     ///
     /// # Errors
     /// As [`GameBot::analyse`].
-    pub fn analyse(&mut self, limits: &Limits, top: usize) -> Result<Analysis, BotError> {
-        each!(self, b => b.analyse(limits, top))
+    pub fn analyse(&mut self, budget: &Budget, top: usize) -> Result<Analysis, BotError> {
+        each!(self, b => b.analyse(budget, top))
     }
 }
 

@@ -6,14 +6,14 @@ use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
 use model::{load_bundle, BundleMeta, Net, NetEvaluator};
-use rand::rngs::StdRng;
+use rand::rngs::{SmallRng, StdRng};
 use rand::{Rng, SeedableRng};
 use rules::{Game, Outcome};
-use search::{Batch, Evaluator, Mcts, SearchConfig, SearchLimit, Wdl};
+use search::{Batch, Budget, Evaluator, Mcts, RolloutEvaluator, RolloutMix, SearchConfig, Wdl};
 
 use crate::analysis::{ActionInfo, Analysis, RootInfo, SearchInfo};
 use crate::error::BotError;
-use crate::limits::{Limits, Strength};
+use crate::limits::Strength;
 use crate::move_text::{moves_of_line, BotGame};
 
 /// How often a running search reports progress.
@@ -75,15 +75,44 @@ pub fn parse_position<G: Game, S: AsRef<str>>(
     Ok(game)
 }
 
-/// A bot for variant `G`: the network of a bundle, PUCT search without root
-/// noise, a strength setting and the current position.
-pub struct GameBot<G: BotGame> {
-    evaluator: NetEvaluator<G>,
-    meta: BundleMeta,
+/// The leaf evaluator of a bundle player: the network, mixed with random
+/// playouts ([`RolloutMix`]; weight 0, the default, is the network alone).
+pub type NetPlayoutEvaluator<G> = RolloutMix<NetEvaluator<G>, SmallRng>;
+
+/// Ply cap of the random playouts a bundle player mixes into its leaf
+/// values ([`GameBot::set_rollout_mix`]) and of the knowledge-free `uct`
+/// player's playouts.
+pub const ROLLOUT_MAX_PLIES: u32 = 300;
+
+/// The one search player: a leaf evaluator (a bundle's network by
+/// default, random playouts for the knowledge-free `uct` player), PUCT
+/// search without root noise under the play settings
+/// ([`SearchConfig::for_play`]), a [`Strength`], and the current position.
+/// Every command that plays a bundle plays this type: matches, ladders,
+/// training evaluations and SPRT gates (through `arena`'s player trait),
+/// `lokizero uci`, `lokizero analyse` and the web lab (through [`crate::Bot`]).
+///
+/// With tree reuse (on by default, [`GameBot::set_tree_reuse`]) the bot
+/// keeps the subtree under its last move and, when the next position it
+/// is asked about is that move's position or one opponent action past it,
+/// searches on from there instead of from an empty tree, as AlphaZero
+/// (Silver et al. 2017, "the subtree below this child is retained"),
+/// Leela Chess Zero and KataGo do. A node budget then counts the kept
+/// visits too (lc0's `go nodes`): fewer new evaluations for the same
+/// root visits; a time budget searches on top of them.
+pub struct GameBot<G: BotGame, E: Evaluator<G> = NetPlayoutEvaluator<G>> {
+    evaluator: E,
+    meta: Option<BundleMeta>,
     config: SearchConfig,
     strength: Strength,
+    tree_reuse: bool,
     game: G,
     rng: StdRng,
+    /// The subtree after this bot's last move (with tree reuse).
+    kept: Option<Mcts<G>>,
+    /// The actions of the last chosen move not yet handed out by
+    /// [`GameBot::next_action`], and the position they start from.
+    pending: Option<(G, Vec<G::Action>)>,
 }
 
 impl<G: BotGame> GameBot<G> {
@@ -94,26 +123,61 @@ impl<G: BotGame> GameBot<G> {
     /// [`BotError::Bundle`] naming the problem.
     pub fn from_bundle(dir: &Path, device: &Device) -> Result<Self, BotError> {
         let (net, meta) = load_bundle::<G>(dir, device)?;
-        Ok(Self::from_net(net, meta, device))
+        Ok(Self::from_net(net, Some(meta), device))
     }
 
     /// A bot around an already loaded network (start position, full
-    /// strength, [`SearchConfig::for_play`], seed 0).
-    pub fn from_net(net: Net, meta: BundleMeta, device: &Device) -> Self {
-        let config = SearchConfig::for_play();
+    /// strength, [`SearchConfig::for_play`], no playouts mixed in, tree
+    /// reuse on, seed 0); `meta` is the bundle's when it came from one.
+    pub fn from_net(net: Net, meta: Option<BundleMeta>, device: &Device) -> Self {
+        let playouts = RolloutEvaluator::new(1, ROLLOUT_MAX_PLIES, SmallRng::seed_from_u64(0x5EED));
+        let evaluator = RolloutMix::new(NetEvaluator::new(net, device.clone()), playouts, 0.0);
+        let mut bot = Self::with_evaluator(evaluator, SearchConfig::for_play());
+        bot.meta = meta;
+        bot
+    }
+
+    /// Mix one random playout per leaf, of at most [`ROLLOUT_MAX_PLIES`]
+    /// plies, into the network's leaf values with weight `lambda`
+    /// ([`RolloutMix`], AlphaGo's mixed evaluation; 0 = the network
+    /// alone); `seed` drives the playouts.
+    ///
+    /// # Errors
+    /// [`BotError::Setting`] for `lambda` outside `[0, 1]`.
+    pub fn set_rollout_mix(&mut self, lambda: f32, seed: u64) -> Result<(), BotError> {
+        if !(0.0..=1.0).contains(&lambda) {
+            return Err(BotError::Setting(format!(
+                "rollout mix {lambda} is out of range (expected a weight in [0, 1])"
+            )));
+        }
+        let playouts =
+            RolloutEvaluator::new(1, ROLLOUT_MAX_PLIES, SmallRng::seed_from_u64(seed ^ 0x5EED));
+        self.evaluator.set_mix(playouts, lambda);
+        Ok(())
+    }
+}
+
+impl<G: BotGame, E: Evaluator<G>> GameBot<G, E> {
+    /// A bot on any leaf evaluator with the search settings `config` (start
+    /// position, full strength, tree reuse on, seed 0, no bundle): with a
+    /// [`search::RolloutEvaluator`] it is the knowledge-free `uct` player.
+    pub fn with_evaluator(evaluator: E, config: SearchConfig) -> Self {
         GameBot {
-            evaluator: NetEvaluator::new(net, device.clone()),
-            meta,
+            evaluator,
+            meta: None,
             config,
             strength: Strength::default(),
+            tree_reuse: true,
             game: G::start(),
             rng: StdRng::seed_from_u64(0),
+            kept: None,
+            pending: None,
         }
     }
 
-    /// The bundle's metadata.
-    pub fn meta(&self) -> &BundleMeta {
-        &self.meta
+    /// The bundle's metadata (`None` for a bot not made from a bundle).
+    pub fn meta(&self) -> Option<&BundleMeta> {
+        self.meta.as_ref()
     }
 
     /// The current position.
@@ -135,6 +199,11 @@ impl<G: BotGame> GameBot<G> {
         Ok(())
     }
 
+    /// Set the current position to `game`.
+    pub fn set_game(&mut self, game: G) {
+        self.game = game;
+    }
+
     /// The playing strength.
     pub fn strength(&self) -> &Strength {
         &self.strength
@@ -150,7 +219,13 @@ impl<G: BotGame> GameBot<G> {
         Ok(())
     }
 
-    /// Replace the search settings (root noise is allowed but unusual for play).
+    /// The search settings.
+    pub fn search_config(&self) -> &SearchConfig {
+        &self.config
+    }
+
+    /// Replace the search settings (root noise is allowed but unusual for
+    /// play); the kept tree, searched under the old ones, is dropped.
     ///
     /// # Errors
     /// [`BotError::Setting`] if `config` fails [`SearchConfig::validate`].
@@ -158,8 +233,25 @@ impl<G: BotGame> GameBot<G> {
         config
             .validate()
             .map_err(|e| BotError::Setting(e.to_string()))?;
+        if config != self.config {
+            self.kept = None;
+        }
         self.config = config;
         Ok(())
+    }
+
+    /// Keep the search tree from one move to the next (on by default;
+    /// off searches every move from an empty tree, for measuring what
+    /// reuse adds).
+    pub fn set_tree_reuse(&mut self, on: bool) {
+        self.tree_reuse = on;
+        self.kept = None;
+    }
+
+    /// Forget the kept tree and any half-handed-out move (a new game).
+    pub fn new_game(&mut self) {
+        self.kept = None;
+        self.pending = None;
     }
 
     /// Reseed the random choices (temperature sampling).
@@ -167,15 +259,67 @@ impl<G: BotGame> GameBot<G> {
         self.rng = StdRng::seed_from_u64(seed);
     }
 
-    /// Search `tree` until `limit` stops it ([`search::Batch::run`]: at
-    /// least one root evaluation unless stopped first, no batch started
-    /// that would overrun the deadline). Before each batch, once the root
-    /// has a visit and `next_report` has come, calls `report` with the tree
-    /// and moves `next_report` on by `interval`.
+    /// The tree to search `game` from: the kept subtree when `game` is its
+    /// root or one action past it, an empty tree otherwise.
+    fn tree_for(&mut self, game: &G) -> Mcts<G> {
+        if let Some(mut tree) = self.kept.take() {
+            if let Some(reply) = reply_to(tree.root_state(), game) {
+                if reply.is_none_or(|a| tree.advance(a).is_ok()) {
+                    return tree;
+                }
+            }
+        }
+        Mcts::new(game.clone(), &self.config)
+    }
+
+    /// The next action to play in `game` under `budget` (for players that
+    /// are asked once per action, as a match's are): the first action of
+    /// the move [`GameBot::choose_move`] would choose there, and then,
+    /// while `game` is the position after the actions handed out so far,
+    /// the rest of that move without a new search. `None` when `game` has
+    /// no legal action.
+    ///
+    /// # Errors
+    /// [`BotError::Setting`] when `budget` has no bound.
+    pub fn next_action(
+        &mut self,
+        game: &G,
+        budget: &Budget,
+    ) -> Result<Option<G::Action>, BotError> {
+        if let Some((at, mut rest)) = self.pending.take() {
+            if !rest.is_empty() && same_position(&at, game) {
+                let action = rest.remove(0);
+                let mut next = at;
+                next.play(action);
+                self.pending = Some((next, rest));
+                return Ok(Some(action));
+            }
+        }
+        if game.outcome().is_some() || game.legal_vec().is_empty() {
+            return Ok(None);
+        }
+        self.game = game.clone();
+        let (actions, _) = self.search_move(budget, INFO_INTERVAL, &mut |_| {})?;
+        let mut rest = actions;
+        if rest.is_empty() {
+            return Ok(None);
+        }
+        let first = rest.remove(0);
+        let mut next = game.clone();
+        next.play(first);
+        self.pending = Some((next, rest));
+        Ok(Some(first))
+    }
+
+    /// Search `tree` within `budget` ([`search::Batch::run`]: at least one
+    /// root evaluation unless stopped first, no batch started that would
+    /// overrun the time). Before each batch, once the root has a visit and
+    /// `next_report` has come, calls `report` with the tree and moves
+    /// `next_report` on by `interval`.
     fn run_search(
         &mut self,
         tree: &mut Mcts<G>,
-        limit: &SearchLimit,
+        budget: &Budget,
         next_report: &mut Instant,
         interval: Duration,
         report: &mut dyn FnMut(&Mcts<G>),
@@ -183,7 +327,7 @@ impl<G: BotGame> GameBot<G> {
         let trees = std::slice::from_mut(tree);
         let mut batch = Batch::new(self.config.leaves_per_batch);
         let (evaluator, rng) = (&mut self.evaluator, &mut self.rng);
-        batch.run(trees, evaluator, limit, rng, |trees| {
+        batch.run(trees, evaluator, budget, rng, |trees| {
             let tree = &trees[0];
             if tree.visits() > 0 && Instant::now() >= *next_report {
                 report(tree);
@@ -193,7 +337,7 @@ impl<G: BotGame> GameBot<G> {
         });
     }
 
-    /// One network evaluation of `game`: priors over `legal` and the WDL.
+    /// One evaluation of `game`: priors over `legal` and the WDL.
     fn evaluate(&mut self, game: &G, legal: &[G::Action]) -> (Vec<f32>, Wdl) {
         let mut priors = vec![0.0; legal.len()];
         let mut wdl = [[0.0; 3]];
@@ -201,7 +345,6 @@ impl<G: BotGame> GameBot<G> {
             .evaluate(&[game], &[legal], &mut priors, &mut wdl);
         (priors, wdl[0])
     }
-
     /// Policy-only choice: argmax of the prior (temperature 0) or a sample
     /// with probability proportional to `P(a)^(1/t)`.
     fn policy_choice(&mut self, game: &G, legal: &[G::Action]) -> (G::Action, Wdl) {
@@ -243,52 +386,89 @@ impl<G: BotGame> GameBot<G> {
     }
 
     /// Choose the move to play in the current position (the position is
-    /// not changed). The budget of `limits` is the whole move's: a Loki
-    /// move of several actions searches each action in turn, keeping the
-    /// subtree, and every action's search stops at the move's bounds (see
-    /// `action_limit`): the node budget counts the nodes of all its
-    /// actions (an action's search gets what the actions before it left,
-    /// so after a first action that spent it all the next is chosen from
-    /// the visits its subtree already has), and the first action gets 3/5
-    /// of the time, the actions after it the rest. A forced action (the
-    /// only legal one) gets at most one more visit, and a position not
-    /// yet evaluated (the root, or a subtree without visits) gets one
-    /// evaluation even past the node budget, so `go nodes 1` may count 2
-    /// in Loki. `on_info` is called about every [`INFO_INTERVAL`] while
-    /// searching, with the move's nodes so far and a principal variation
-    /// from the current position (the actions already chosen, then the
-    /// search's line) in whole moves.
+    /// not changed). The budget is the whole move's: a Loki move of
+    /// several actions searches each action in turn, keeping the subtree,
+    /// and every action's search stops at the move's bounds (see
+    /// `action_budget`): the first action searches to the node budget in
+    /// root visits (a kept subtree's visits count), the actions after it
+    /// get what it left, and the first action gets 3/5 of the time, the
+    /// actions after it the rest. A forced action (the only legal one)
+    /// gets at most one more visit, and a position not yet evaluated (the
+    /// root, or a subtree without visits) gets one evaluation even past
+    /// the node budget, so `go nodes 1` may count 2 in Loki. The
+    /// [`Strength`] node cap lowers the budget. `on_info` is called about
+    /// every [`INFO_INTERVAL`] while searching, with the move's new nodes
+    /// so far and a principal variation from the current position (the
+    /// actions already chosen, then the search's line) in whole moves.
     ///
     /// # Errors
     /// [`BotError::GameOver`] when the game is over, [`BotError::Setting`]
-    /// when `limits` give no bound.
+    /// when `budget` gives no bound.
     pub fn choose_move(
         &mut self,
-        limits: &Limits,
+        budget: &Budget,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> Result<MoveChoice, BotError> {
-        self.choose_move_reporting(limits, INFO_INTERVAL, on_info)
+        self.choose_move_reporting(budget, INFO_INTERVAL, on_info)
     }
 
     /// [`GameBot::choose_move`] reporting every `interval` (zero: before
     /// every batch once the root has a visit).
     fn choose_move_reporting(
         &mut self,
-        limits: &Limits,
+        budget: &Budget,
         interval: Duration,
         on_info: &mut dyn FnMut(&SearchInfo),
     ) -> Result<MoveChoice, BotError> {
         if let Some(outcome) = self.game.outcome() {
             return Err(BotError::GameOver(describe_outcome(&outcome)));
         }
+        let start = self.game.clone();
+        let (actions, info) = self.search_move(budget, interval, on_info)?;
+        let mut walk = start.clone();
+        let texts = actions
+            .iter()
+            .map(|&a| {
+                let text = walk.action_to_text(a);
+                walk.play(a);
+                text
+            })
+            .collect();
+        Ok(MoveChoice {
+            mv: start.move_text(&actions),
+            actions: texts,
+            info,
+        })
+    }
+
+    /// The actions of the move chosen in the current position and its
+    /// search report (see [`GameBot::choose_move`]); keeps the subtree
+    /// after the move when tree reuse is on.
+    fn search_move(
+        &mut self,
+        budget: &Budget,
+        interval: Duration,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> Result<(Vec<G::Action>, SearchInfo), BotError> {
         let started = Instant::now();
-        let limit = limits.search_limit(started, self.strength.max_nodes)?;
+        let budget = budget.clone().capped(self.strength.max_nodes);
+        if !budget.is_bounded() {
+            return Err(BotError::Setting(
+                "no search budget: give nodes, a time or a stop flag".into(),
+            ));
+        }
+        self.pending = None;
         let start = self.game.clone();
         let side = start.side_to_move();
         let mut game = start.clone();
         let mut actions: Vec<G::Action> = Vec::new();
-        // Nodes spent by the move so far, and the latest root value.
+        // New nodes of the move so far (policy-only play reports them),
+        // the part of the node budget used (the first action's root
+        // visits, kept ones included, then the new nodes of the actions
+        // after it: what a search reports as its nodes), and the latest
+        // root value.
         let mut nodes = 0u32;
+        let mut used = 0u32;
         let mut wdl: Option<Wdl> = None;
         let mut tree: Option<Mcts<G>> = None;
         let mut next_report = started + interval;
@@ -303,24 +483,28 @@ impl<G: BotGame> GameBot<G> {
                 wdl.get_or_insert(first_wdl);
                 action
             } else {
-                let mut t = tree
-                    .take()
-                    .unwrap_or_else(|| Mcts::new(game.clone(), &self.config));
+                let mut t = match tree.take() {
+                    Some(t) => t,
+                    None => self.tree_for(&game),
+                };
                 let before = t.visits();
-                let part = action_limit::<G>(
-                    &limit,
-                    started,
-                    before,
-                    nodes,
-                    legal.len(),
-                    actions.is_empty(),
-                );
-                let spent = nodes;
+                let first = actions.is_empty();
+                let part = action_budget::<G>(&budget, started, before, used, legal.len(), first);
+                // Reported nodes count as the budget does: the first
+                // action's root visits (kept ones included), then the new
+                // nodes of the actions after it.
+                let counted = |t: &Mcts<G>| {
+                    if first {
+                        t.visits()
+                    } else {
+                        used.saturating_add(t.visits().saturating_sub(before))
+                    }
+                };
                 self.run_search(&mut t, &part, &mut next_report, interval, &mut |t| {
-                    let now = spent.saturating_add(t.visits().saturating_sub(before));
-                    on_info(&turn_info(&start, &actions, now, t, started));
+                    on_info(&turn_info(&start, &actions, counted(t), t, started));
                 });
                 nodes = nodes.saturating_add(t.visits().saturating_sub(before));
+                used = counted(&t);
                 if t.visits() > 0 {
                     wdl = Some(t.root_wdl());
                 }
@@ -338,33 +522,24 @@ impl<G: BotGame> GameBot<G> {
                 break;
             }
         }
-        let mv = start.move_text(&actions);
         // The move, then the line its search expects after it.
-        let mut pv = vec![mv.clone()];
+        let mut pv = vec![start.move_text(&actions)];
         if let Some(t) = &tree {
             let after = t.principal_variation(MAX_PV.saturating_sub(actions.len()));
             pv.extend(moves_of_line(&game, &after));
         }
+        self.kept = if self.tree_reuse { tree } else { None };
         let info = SearchInfo {
-            nodes,
+            nodes: if self.strength.policy_only {
+                nodes
+            } else {
+                used
+            },
             time_ms: started.elapsed().as_millis() as u64,
             wdl: wdl.unwrap_or(search::DRAW_WDL),
             pv,
         };
-        let mut walk = start;
-        let texts = actions
-            .iter()
-            .map(|&a| {
-                let text = walk.action_to_text(a);
-                walk.play(a);
-                text
-            })
-            .collect();
-        Ok(MoveChoice {
-            mv,
-            actions: texts,
-            info,
-        })
+        Ok((actions, info))
     }
 
     /// Search the current position and report the `top` best root actions
@@ -373,16 +548,20 @@ impl<G: BotGame> GameBot<G> {
     /// a finished game gives no actions and the exact root WDL.
     ///
     /// # Errors
-    /// [`BotError::Setting`] when `limits` give no bound.
-    pub fn analyse(&mut self, limits: &Limits, top: usize) -> Result<Analysis, BotError> {
+    /// [`BotError::Setting`] when `budget` gives no bound.
+    pub fn analyse(&mut self, budget: &Budget, top: usize) -> Result<Analysis, BotError> {
         let started = Instant::now();
-        let limit = limits.search_limit(started, None)?;
+        if !budget.is_bounded() {
+            return Err(BotError::Setting(
+                "no search budget: give nodes, a time or a stop flag".into(),
+            ));
+        }
         let mut tree = Mcts::new(self.game.clone(), &self.config);
         if !tree.is_terminal() {
             let mut next_report = started + INFO_INTERVAL;
             self.run_search(
                 &mut tree,
-                &limit,
+                budget,
                 &mut next_report,
                 INFO_INTERVAL,
                 &mut |_| {},
@@ -445,38 +624,77 @@ fn turn_info<G: BotGame>(
     }
 }
 
-/// The limit of one action's search within a move searched under `limit`
-/// since `started`, from a tree with `visits` root visits, after the
-/// move's earlier actions spent `spent` nodes, with `legal` legal
-/// actions:
-/// - the node bound is what the move's budget has left, on top of the
-///   visits the tree already has;
+/// The budget of one action's search within a move searched under
+/// `budget` since `started`, from a tree with `visits` root visits, after
+/// the move's earlier actions used `used` of the node budget:
+/// - the first action searches to the node budget in root visits (the
+///   visits a kept subtree brought count); an action after it gets what
+///   the move's budget has left, on top of the visits its tree has;
 /// - a forced action (the only legal one) gets at most one more visit;
 /// - a tree without visits gets at least its root evaluation, past the
 ///   budget if need be, so that the action is chosen from the network's
 ///   priors (only the stop flag still ends the search before it);
-/// - the first action of a move of several (Loki) gets 3/5 of the time,
-///   leaving the rest for the actions after it.
-fn action_limit<G: BotGame>(
-    limit: &SearchLimit,
+/// - the time is what is left of the move's; the first action of a move
+///   of several (Loki) gets 3/5 of it, leaving the rest for the actions
+///   after it.
+fn action_budget<G: BotGame>(
+    budget: &Budget,
     started: Instant,
     visits: u32,
-    spent: u32,
+    used: u32,
     legal: usize,
     first: bool,
-) -> SearchLimit {
-    let mut part = limit.clone();
-    if limit.nodes != SearchLimit::NO_NODE_LIMIT {
-        part.nodes = visits.saturating_add(limit.nodes.saturating_sub(spent));
+) -> Budget {
+    let mut part = budget.clone();
+    if let Some(n) = budget.nodes {
+        part.nodes = Some(if first {
+            n
+        } else {
+            visits.saturating_add(n.saturating_sub(used))
+        });
     }
     if legal == 1 {
-        part.nodes = part.nodes.min(visits.saturating_add(1));
+        part.nodes = Some(part.node_target().min(visits.saturating_add(1)));
     }
-    part.nodes = part.nodes.max(1);
-    if G::MULTI_ACTION_MOVES && first {
-        part.deadline = limit.deadline.map(|d| started + (d - started) * 3 / 5);
+    if let Some(n) = part.nodes {
+        part.nodes = Some(n.max(1));
+    }
+    if let Some(time) = budget.time {
+        let share = if G::MULTI_ACTION_MOVES && first {
+            time * 3 / 5
+        } else {
+            time
+        };
+        part.time = Some(share.saturating_sub(started.elapsed()));
     }
     part
+}
+
+/// Whether `a` and `b` are the same position: their ply, repetition hash
+/// and text agree.
+fn same_position<G: Game>(a: &G, b: &G) -> bool {
+    a.ply() == b.ply() && a.position_hash() == b.position_hash() && a.to_text() == b.to_text()
+}
+
+/// How `to` follows from `from`: `Some(None)` when it is the same
+/// position, `Some(Some(a))` when it is `from` after the one legal action
+/// `a`, `None` otherwise (an opponent's turn of several actions included:
+/// the tree is then rebuilt).
+fn reply_to<G: Game>(from: &G, to: &G) -> Option<Option<G::Action>> {
+    if same_position(from, to) {
+        return Some(None);
+    }
+    if from.ply() + 1 != to.ply() {
+        return None;
+    }
+    from.legal_vec()
+        .into_iter()
+        .find(|&a| {
+            let mut next = from.clone();
+            next.play(a);
+            same_position(&next, to)
+        })
+        .map(Some)
 }
 
 #[cfg(test)]
@@ -527,7 +745,7 @@ mod tests {
         for (position, first) in [(TWO_TARGETS, "x:"), (ONE_TARGET, "x:h9")] {
             let (_tmp, mut bot) = loki_bot(position);
             for nodes in [2, 10, 37, 100] {
-                let choice = bot.choose_move(&Limits::nodes(nodes), &mut |_| {}).unwrap();
+                let choice = bot.choose_move(&Budget::nodes(nodes), &mut |_| {}).unwrap();
                 assert_eq!(choice.info.nodes, nodes, "{position}: {choice:?}");
                 assert_eq!(choice.actions.len(), 2, "{choice:?}");
                 assert!(choice.mv.starts_with(first), "{choice:?}");
@@ -540,7 +758,7 @@ mod tests {
                 ..Strength::default()
             })
             .unwrap();
-            let choice = bot.choose_move(&Limits::nodes(500), &mut |_| {}).unwrap();
+            let choice = bot.choose_move(&Budget::nodes(500), &mut |_| {}).unwrap();
             assert_eq!(choice.info.nodes, 12, "{choice:?}");
         }
     }
@@ -551,7 +769,7 @@ mod tests {
         // search then reports before each batch (interval 0).
         let (_tmp, mut bot) = loki_bot(ONE_TARGET);
         let mut infos: Vec<SearchInfo> = Vec::new();
-        let limits = Limits::nodes(40);
+        let limits = Budget::nodes(40);
         let choice = bot
             .choose_move_reporting(&limits, Duration::ZERO, &mut |i| infos.push(i.clone()))
             .unwrap();
@@ -575,7 +793,7 @@ mod tests {
     #[test]
     fn loki_analysis_lines_are_whole_moves() {
         let (_tmp, mut bot) = loki_bot(TWO_TARGETS);
-        let analysis = bot.analyse(&Limits::nodes(50), 0).unwrap();
+        let analysis = bot.analyse(&Budget::nodes(50), 0).unwrap();
         let actions: Vec<&str> = analysis.actions.iter().map(|a| a.action.as_str()).collect();
         assert_eq!(actions.len(), 2);
         assert!(
@@ -625,17 +843,21 @@ mod tests {
     }
 
     #[test]
-    fn action_limits_share_the_move_budget() {
+    fn action_budgets_share_the_move_budget() {
         let started = Instant::now();
-        let limit = SearchLimit {
-            deadline: Some(started + Duration::from_millis(1000)),
-            ..SearchLimit::nodes(100)
+        let budget = Budget {
+            time: Some(Duration::from_millis(1000)),
+            ..Budget::nodes(100)
         };
-        let nodes = |visits, spent, legal, first| {
-            action_limit::<Loki>(&limit, started, visits, spent, legal, first).nodes
+        let nodes = |visits, used, legal, first| {
+            action_budget::<Loki>(&budget, started, visits, used, legal, first)
+                .nodes
+                .unwrap()
         };
         assert_eq!(nodes(0, 0, 30, true), 100);
-        // After a first action that spent 100, the next keeps its 7 visits.
+        // A kept subtree's visits count toward the first action's budget.
+        assert_eq!(nodes(60, 0, 30, true), 100);
+        // After a first action that used 100, the next keeps its 7 visits.
         assert_eq!(nodes(7, 100, 30, false), 7);
         // After a forced first action (1 node), the next gets the 99 left.
         assert_eq!(nodes(0, 1, 1, true), 1);
@@ -643,19 +865,85 @@ mod tests {
         // A subtree without visits is evaluated once, past the budget.
         assert_eq!(nodes(0, 100, 30, false), 1);
         assert_eq!(nodes(5, 40, 1, false), 6);
-        let deadline = |first| {
-            action_limit::<Loki>(&limit, started, 0, 0, 30, first)
-                .deadline
+        let time = |first| {
+            action_budget::<Loki>(&budget, started, 0, 0, 30, first)
+                .time
                 .unwrap()
         };
-        assert_eq!(deadline(true), started + Duration::from_millis(600));
-        assert_eq!(deadline(false), started + Duration::from_millis(1000));
-        let losers = action_limit::<Losers>(&limit, started, 0, 0, 20, true);
-        assert_eq!(losers.deadline, limit.deadline);
-        let open = SearchLimit::time(Duration::from_secs(1));
-        let part = action_limit::<Loki>(&open, started, 4, 9, 30, false);
-        assert_eq!(part.nodes, SearchLimit::NO_NODE_LIMIT);
-        let forced = action_limit::<Loki>(&open, started, 4, 9, 1, false);
-        assert_eq!(forced.nodes, 5);
+        assert!(time(true) <= Duration::from_millis(600));
+        assert!(time(true) > Duration::from_millis(300));
+        assert!(time(false) > Duration::from_millis(600));
+        let losers = action_budget::<Losers>(&budget, started, 0, 0, 20, true);
+        assert!(losers.time.unwrap() > Duration::from_millis(600));
+        let open = Budget::time(Duration::from_secs(1));
+        let part = action_budget::<Loki>(&open, started, 4, 9, 30, false);
+        assert_eq!(part.nodes, None);
+        let forced = action_budget::<Loki>(&open, started, 4, 9, 1, false);
+        assert_eq!(forced.nodes, Some(5));
+    }
+
+    /// Uniform priors and draw values, counting the positions evaluated.
+    #[derive(Default)]
+    struct Counting(usize);
+
+    impl<G: Game> Evaluator<G> for Counting {
+        fn evaluate(
+            &mut self,
+            positions: &[&G],
+            legal: &[&[G::Action]],
+            priors: &mut [f32],
+            wdl: &mut [Wdl],
+        ) {
+            self.0 += positions.len();
+            UniformEvaluator.evaluate(positions, legal, priors, wdl);
+        }
+    }
+
+    #[test]
+    fn a_kept_subtree_counts_toward_the_node_budget() {
+        // Two successive moves of one bot at 400 root visits, the opponent
+        // replying with its first legal action: with reuse the second
+        // search starts from the reply's subtree and needs fewer new nodes.
+        let run = |reuse: bool| {
+            let mut bot = GameBot::<Losers, Counting>::with_evaluator(
+                Counting::default(),
+                SearchConfig::for_play(),
+            );
+            bot.set_tree_reuse(reuse);
+            let mut game = Losers::start();
+            let a = bot
+                .next_action(&game, &Budget::nodes(400))
+                .unwrap()
+                .unwrap();
+            game.play(a);
+            game.play(game.legal_vec()[0]);
+            bot.set_game(game.clone());
+            let before = bot.evaluator.0;
+            let second = bot.choose_move(&Budget::nodes(400), &mut |_| {}).unwrap();
+            // The search reports the root visits the budget counts.
+            assert_eq!(second.info.nodes, 400);
+            bot.evaluator.0 - before
+        };
+        let (fresh, kept) = (run(false), run(true));
+        assert!(fresh >= 300, "{fresh}");
+        assert!(kept < fresh, "{kept} >= {fresh}");
+    }
+
+    #[test]
+    fn next_action_hands_out_a_loki_move_action_by_action() {
+        let (_tmp, mut bot) = loki_bot(TWO_TARGETS);
+        let game = bot.game().clone();
+        let first = bot.next_action(&game, &Budget::nodes(30)).unwrap().unwrap();
+        let mut mid = game.clone();
+        mid.play(first);
+        assert!(mid.mid_turn());
+        let second = bot.next_action(&mid, &Budget::nodes(30)).unwrap().unwrap();
+        let mut after = mid.clone();
+        after.play(second);
+        assert!(!after.mid_turn());
+        // An unrelated position gets a search of its own, never a stale action.
+        let fresh = Loki::start();
+        let action = bot.next_action(&fresh, &Budget::nodes(8)).unwrap().unwrap();
+        assert!(fresh.legal_vec().contains(&action));
     }
 }

@@ -8,25 +8,26 @@
 //!    chess variants; a Loki token may be several atomic actions).
 //! 3. [`Bot::analyse`] reports the best root actions with visits, prior,
 //!    Q, WDL and principal variation; [`Bot::choose_move`] picks the move
-//!    to play under [`Limits`] (nodes, time, a stop flag).
+//!    to play under a [`search::Budget`] (nodes, time, a stop flag).
 //!
 //! [`Strength`] makes a weaker sparring partner: a node cap, a move-choice
 //! temperature (sampling from the visit distribution), or policy-only play
 //! (no search).
 //!
 //! ```no_run
-//! use bot::{Bot, Limits, Strength};
+//! use bot::{Bot, Strength};
+//! use search::Budget;
 //!
 //! # fn main() -> Result<(), bot::BotError> {
 //! let device = burn::tensor::Device::flex();
 //! let mut bot = Bot::load("models/losers".as_ref(), &device)?;
 //! bot.set_position(Some("startpos"), &["e2e3", "b7b5"])?;
-//! let analysis = bot.analyse(&Limits::nodes(400), 3)?;
+//! let analysis = bot.analyse(&Budget::nodes(400), 3)?;
 //! for a in &analysis.actions {
 //!     println!("{} visits {} prior {:.3} q {:?} pv {:?}", a.action, a.visits, a.prior, a.q, a.pv);
 //! }
 //! bot.set_strength(Strength { temperature: 1.0, ..Strength::default() })?;
-//! let choice = bot.choose_move(&Limits::nodes(200), &mut |_| {})?;
+//! let choice = bot.choose_move(&Budget::nodes(200), &mut |_| {})?;
 //! println!("bestmove {}", choice.mv);
 //! # Ok(())
 //! # }
@@ -48,7 +49,10 @@ pub use analysis::{centipawns, wdl_permille, ActionInfo, Analysis, RootInfo, Sea
 pub use any::{validate_position, Bot};
 pub use clock::Clock;
 pub use error::BotError;
-pub use game_bot::{describe_outcome, parse_position, GameBot, MoveChoice, INFO_INTERVAL, MAX_PV};
-pub use limits::{Limits, Strength};
+pub use game_bot::{
+    describe_outcome, parse_position, GameBot, MoveChoice, NetPlayoutEvaluator, INFO_INTERVAL,
+    MAX_PV, ROLLOUT_MAX_PLIES,
+};
+pub use limits::Strength;
 pub use move_text::{moves_of_line, BotGame};
 pub use untrained::write_untrained_bundle;

@@ -9,8 +9,11 @@
 //! ```
 //!
 //! `id` (any JSON value) is echoed; `position` defaults to the start,
-//! `moves` to none, `nodes` to [`DEFAULT_NODES`], `top` to [`DEFAULT_TOP`]
-//! (0 = all). The answer ([`answer`]):
+//! `moves` to none, the budget (`nodes` and/or `movetime`, e.g. `"250ms"`:
+//! the budget vocabulary of every command) to the frontend's default
+//! ([`search::PLAY_NODES`] root visits unless it was started with
+//! `--nodes` / `--movetime`), `top` to [`DEFAULT_TOP`] (0 = all). The
+//! answer ([`answer`]):
 //!
 //! ```json
 //! {"id": "a1", "variant": "losers", "position": "<text>", "actions": [{"action","visits","prior","q","wdl","pv"}], "root": {"wdl": [w, d, l], "visits": 400}, "time_ms": 812}
@@ -22,6 +25,7 @@
 use std::path::PathBuf;
 
 use rules::{Outcome, Player, VariantId};
+use search::Budget;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -29,8 +33,6 @@ use crate::analysis::Analysis;
 use crate::any::Bot;
 use crate::error::BotError;
 
-/// Nodes searched when a request names none.
-pub const DEFAULT_NODES: u32 = 200;
 /// Root actions reported when a request names no `top`.
 pub const DEFAULT_TOP: usize = 5;
 
@@ -52,6 +54,8 @@ pub struct AnalyseRequest {
     pub moves: Vec<String>,
     /// Node budget (root visits).
     pub nodes: Option<u32>,
+    /// Time budget as player specs write it: `"250ms"`, `"1s"`.
+    pub movetime: Option<String>,
     /// Root actions to report (0 = all).
     pub top: Option<usize>,
     /// Bundle folder (frontends may refuse it: the web service serves only
@@ -74,20 +78,42 @@ impl AnalyseRequest {
             .transpose()
     }
 
-    /// The node budget: `nodes`, checked against `1..=max`; without
-    /// `nodes`, [`DEFAULT_NODES`] capped at `max` (a service with a low
-    /// cap still answers requests that name no budget).
+    /// The search budget: `nodes` (checked against `1..=max_nodes`)
+    /// and/or `movetime` (a time such as `"250ms"`); without either,
+    /// `default` with its node bound capped at `max_nodes` (a service with
+    /// a low cap still answers requests that name no budget).
     ///
     /// # Errors
     /// [`BotError::Setting`] naming the budget and the allowed range.
-    pub fn node_budget(&self, max: u32) -> Result<u32, BotError> {
-        let nodes = self.nodes.unwrap_or(DEFAULT_NODES.min(max));
-        if nodes == 0 || nodes > max {
-            return Err(BotError::Setting(format!(
-                "nodes must be in 1..={max}, got {nodes}"
-            )));
+    pub fn budget(&self, default: &Budget, max_nodes: u32) -> Result<Budget, BotError> {
+        if let Some(nodes) = self.nodes {
+            if nodes == 0 || nodes > max_nodes {
+                return Err(BotError::Setting(format!(
+                    "nodes must be in 1..={max_nodes}, got {nodes}"
+                )));
+            }
         }
-        Ok(nodes)
+        let time = match &self.movetime {
+            Some(text) => Some(
+                text.parse::<Budget>()
+                    .ok()
+                    .and_then(|b| b.time)
+                    .ok_or_else(|| {
+                        BotError::Setting(format!(
+                            "movetime must be a time such as \"250ms\" or \"1s\", got {text:?}"
+                        ))
+                    })?,
+            ),
+            None => None,
+        };
+        if self.nodes.is_none() && time.is_none() {
+            return Ok(default.clone().capped(Some(max_nodes)));
+        }
+        Ok(Budget {
+            nodes: self.nodes,
+            time,
+            stop: None,
+        })
     }
 
     /// Root actions to report.

@@ -1,13 +1,44 @@
 //! The text of UCI commands, parsed without any engine state: `go` (and
 //! its search limits), `setoption`, and `position`. `lokizero uci` drives
 //! these; they live in this library so the fuzz target `uci_command` can
-//! reach them. Every function returns an error message for bad input and
+//! reach them. Every function returns a [`UciTextError`] for bad input and
 //! never panics.
 
 use std::time::Duration;
 
-use crate::{Clock, Limits};
+use search::Budget;
+
+use crate::Clock;
 use rules::Player;
+
+/// A UCI command whose text does not parse; the message names the
+/// command and the token.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UciTextError {
+    /// A `go` parameter without its number.
+    #[error("go: {0} needs a number")]
+    MissingNumber(String),
+    /// A `go` parameter whose number is malformed.
+    #[error("go: {name} expects a number, got {text:?}")]
+    BadNumber {
+        /// The parameter.
+        name: String,
+        /// Its text.
+        text: String,
+    },
+    /// An unknown `go` parameter.
+    #[error("go: unknown parameter {0:?}")]
+    UnknownGoParameter(String),
+    /// `setoption` without `name`.
+    #[error("setoption: expected `setoption name <id> [value <x>]`")]
+    SetoptionSyntax,
+    /// `setoption name` without a name.
+    #[error("setoption: missing option name")]
+    MissingOptionName,
+    /// `position` without `startpos` or `fen <text>`.
+    #[error("position: expected `position startpos|fen <text> [moves ...]`")]
+    PositionSyntax,
+}
 
 /// The parameters of one `go` command.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -33,20 +64,23 @@ pub struct Go {
 /// ignored.
 ///
 /// # Errors
-/// A message naming the token with a missing or malformed number, or an
-/// unknown keyword.
-pub fn parse_go(rest: &str) -> Result<Go, String> {
+/// [`UciTextError`] naming the token with a missing or malformed number,
+/// or an unknown keyword.
+pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
     let mut go = Go::default();
     let mut tokens = rest.split_whitespace().peekable();
     while let Some(token) = tokens.next() {
-        let mut number = |name: &str| -> Result<u64, String> {
+        let mut number = |name: &str| -> Result<u64, UciTextError> {
             let text = tokens
                 .next()
-                .ok_or_else(|| format!("go: {name} needs a number"))?;
+                .ok_or_else(|| UciTextError::MissingNumber(name.to_string()))?;
             // Clocks may be negative when a GUI lets the engine overrun; read as 0.
             match text.parse::<i64>() {
                 Ok(v) => Ok(v.max(0) as u64),
-                Err(_) => Err(format!("go: {name} expects a number, got {text:?}")),
+                Err(_) => Err(UciTextError::BadNumber {
+                    name: name.to_string(),
+                    text: text.to_string(),
+                }),
             }
         };
         let small = |v: u64| u32::try_from(v).unwrap_or(u32::MAX);
@@ -69,7 +103,7 @@ pub fn parse_go(rest: &str) -> Result<Go, String> {
                     tokens.next();
                 }
             }
-            other => return Err(format!("go: unknown parameter {other:?}")),
+            other => return Err(UciTextError::UnknownGoParameter(other.to_string())),
         }
     }
     Ok(go)
@@ -103,11 +137,11 @@ impl Go {
             && self.time.iter().all(Option::is_none)
     }
 
-    /// The search limits for `side` to move, keeping `overhead` in reserve:
+    /// The search budget for `side` to move, keeping `overhead` in reserve:
     /// nodes (the smaller of `nodes` and `depth`), time (the smaller of
     /// `movetime - overhead` and the clock budget, [`Clock::budget`]).
     /// The stop flag is left for the caller.
-    pub fn limits(&self, side: Player, overhead: Duration) -> Limits {
+    pub fn budget(&self, side: Player, overhead: Duration) -> Budget {
         let nodes = match (self.nodes, self.depth) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -128,8 +162,8 @@ impl Go {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        Limits {
-            nodes,
+        Budget {
+            nodes: nodes.map(|n| n.max(1)),
             time: if self.infinite { None } else { time },
             stop: None,
         }
@@ -140,17 +174,17 @@ impl Go {
 /// `setoption`) into name and value.
 ///
 /// # Errors
-/// A message when `name` or the option name is missing.
-pub fn parse_setoption(rest: &str) -> Result<(String, String), String> {
+/// [`UciTextError`] when `name` or the option name is missing.
+pub fn parse_setoption(rest: &str) -> Result<(String, String), UciTextError> {
     let tokens: Vec<&str> = rest.split_whitespace().collect();
     if tokens.first() != Some(&"name") {
-        return Err("setoption: expected `setoption name <id> [value <x>]`".into());
+        return Err(UciTextError::SetoptionSyntax);
     }
     let value_at = tokens.iter().position(|t| *t == "value");
     let name_end = value_at.unwrap_or(tokens.len());
     let name = tokens[1..name_end].join(" ");
     if name.is_empty() {
-        return Err("setoption: missing option name".into());
+        return Err(UciTextError::MissingOptionName);
     }
     let value = value_at
         .map(|i| tokens[i + 1..].join(" "))
@@ -164,8 +198,9 @@ pub fn parse_setoption(rest: &str) -> Result<(String, String), String> {
 /// [`crate::validate_position`]).
 ///
 /// # Errors
-/// A message when neither `startpos` nor `fen <text>` leads the command.
-pub fn parse_position_command(rest: &str) -> Result<(Option<String>, Vec<String>), String> {
+/// [`UciTextError::PositionSyntax`] when neither `startpos` nor `fen
+/// <text>` leads the command.
+pub fn parse_position_command(rest: &str) -> Result<(Option<String>, Vec<String>), UciTextError> {
     let tokens: Vec<&str> = rest.split_whitespace().collect();
     let moves_at = tokens.iter().position(|t| *t == "moves");
     let head = &tokens[..moves_at.unwrap_or(tokens.len())];
@@ -175,7 +210,7 @@ pub fn parse_position_command(rest: &str) -> Result<(Option<String>, Vec<String>
     let fen = match head {
         ["startpos"] => None,
         ["fen", fields @ ..] if !fields.is_empty() => Some(fields.join(" ")),
-        _ => return Err("position: expected `position startpos|fen <text> [moves ...]`".into()),
+        _ => return Err(UciTextError::PositionSyntax),
     };
     Ok((fen, moves))
 }
@@ -240,14 +275,14 @@ mod tests {
         let overhead = Duration::from_millis(50);
         // White: (60050 - 50) / 30 + 750 = 2750 ms.
         assert_eq!(
-            g.limits(Player::First, overhead).time,
+            g.budget(Player::First, overhead).time,
             Some(Duration::from_millis(2750))
         );
         // Black: min(950 / 30, 950 / 2) = 31 ms (integer division of Duration).
-        let black = g.limits(Player::Second, overhead).time.unwrap();
+        let black = g.budget(Player::Second, overhead).time.unwrap();
         assert_eq!(black, Duration::from_nanos(950_000_000 / 30));
         let m = parse_go("movetime 500 nodes 100 depth 7").unwrap();
-        let l = m.limits(Player::First, overhead);
+        let l = m.budget(Player::First, overhead);
         assert_eq!(l.time, Some(Duration::from_millis(450)));
         assert_eq!(l.nodes, Some(7));
     }

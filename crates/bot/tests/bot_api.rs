@@ -6,8 +6,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use bot::{write_untrained_bundle, Bot, BotError, Limits, Strength};
+use bot::{write_untrained_bundle, Bot, BotError, Strength};
 use rules::VariantId;
+use search::Budget;
 
 fn device() -> burn::tensor::Device {
     burn::tensor::Device::flex()
@@ -26,8 +27,8 @@ fn load_picks_the_variant_from_the_bundle() {
         let (_tmp, dir) = bundle(variant);
         let mut bot = Bot::load(&dir, &device()).unwrap();
         assert_eq!(bot.variant(), variant);
-        assert_eq!(bot.meta().generation, 0);
-        let choice = bot.choose_move(&Limits::nodes(16), &mut |_| {}).unwrap();
+        assert_eq!(bot.meta().unwrap().generation, 0);
+        let choice = bot.choose_move(&Budget::nodes(16), &mut |_| {}).unwrap();
         // The budget is the whole move's, a Loki move of two actions too.
         assert_eq!(choice.info.nodes, 16, "{variant}");
         // The chosen token is a legal move of the start position.
@@ -73,7 +74,7 @@ fn positions_and_bad_input() {
     bot.set_position(Some("4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1"), &[] as &[&str])
         .unwrap();
     assert_eq!(bot.legal_actions(), vec!["e1e2"]);
-    let choice = bot.choose_move(&Limits::nodes(50), &mut |_| {}).unwrap();
+    let choice = bot.choose_move(&Budget::nodes(50), &mut |_| {}).unwrap();
     assert_eq!(choice.mv, "e1e2");
     assert_eq!(choice.info.nodes, 1, "a forced move gets one evaluation");
     // After it Black has a bare king and has won: no move to choose.
@@ -81,10 +82,10 @@ fn positions_and_bad_input() {
         .unwrap();
     assert!(bot.outcome().is_some());
     let err = bot
-        .choose_move(&Limits::nodes(10), &mut |_| {})
+        .choose_move(&Budget::nodes(10), &mut |_| {})
         .unwrap_err();
     assert!(matches!(err, BotError::GameOver(_)), "{err}");
-    let analysis = bot.analyse(&Limits::nodes(10), 5).unwrap();
+    let analysis = bot.analyse(&Budget::nodes(10), 5).unwrap();
     assert!(analysis.actions.is_empty());
     assert_eq!(
         analysis.root.wdl,
@@ -97,11 +98,11 @@ fn positions_and_bad_input() {
 fn analysis_reports_top_actions() {
     let (_tmp, dir) = bundle(VariantId::Losers);
     let mut bot = Bot::load(&dir, &device()).unwrap();
-    let a = bot.analyse(&Limits::nodes(64), 3).unwrap();
+    let a = bot.analyse(&Budget::nodes(64), 3).unwrap();
     assert_eq!(a.root.visits, 64);
     assert_eq!(a.actions.len(), 3);
     // Root children's visits sum to one less than the root's (its own evaluation).
-    let all = bot.analyse(&Limits::nodes(64), 0).unwrap();
+    let all = bot.analyse(&Budget::nodes(64), 0).unwrap();
     assert_eq!(all.actions.len(), 20);
     assert_eq!(all.actions.iter().map(|x| x.visits).sum::<u32>(), 63);
     let prior_sum: f32 = all.actions.iter().map(|x| x.prior).sum();
@@ -113,7 +114,7 @@ fn analysis_reports_top_actions() {
         assert_eq!(x.pv[0], x.action);
         assert_eq!(x.q.is_some(), x.visits > 0);
     }
-    assert!(bot.analyse(&Limits::default(), 3).is_err(), "no limit");
+    assert!(bot.analyse(&Budget::default(), 3).is_err(), "no limit");
 }
 
 #[test]
@@ -126,7 +127,7 @@ fn strength_levels() {
         ..Strength::default()
     })
     .unwrap();
-    let c = bot.choose_move(&Limits::nodes(100), &mut |_| {}).unwrap();
+    let c = bot.choose_move(&Budget::nodes(100), &mut |_| {}).unwrap();
     assert_eq!(c.info.nodes, 5);
     // Policy-only: one evaluation, deterministic at temperature 0.
     bot.set_strength(Strength {
@@ -134,8 +135,8 @@ fn strength_levels() {
         ..Strength::default()
     })
     .unwrap();
-    let a = bot.choose_move(&Limits::nodes(100), &mut |_| {}).unwrap();
-    let b = bot.choose_move(&Limits::nodes(100), &mut |_| {}).unwrap();
+    let a = bot.choose_move(&Budget::nodes(100), &mut |_| {}).unwrap();
+    let b = bot.choose_move(&Budget::nodes(100), &mut |_| {}).unwrap();
     assert_eq!(a.info.nodes, 1);
     assert_eq!(a.mv, b.mv);
     // Temperature sampling from a uniform-ish policy spreads the choice.
@@ -146,7 +147,7 @@ fn strength_levels() {
     })
     .unwrap();
     let distinct: std::collections::HashSet<String> = (0..40)
-        .map(|_| bot.choose_move(&Limits::nodes(1), &mut |_| {}).unwrap().mv)
+        .map(|_| bot.choose_move(&Budget::nodes(1), &mut |_| {}).unwrap().mv)
         .collect();
     assert!(distinct.len() > 3, "{distinct:?}");
     assert!(bot
@@ -168,9 +169,9 @@ fn stop_flag_and_time_limit_end_the_search() {
         flag.store(true, Ordering::Relaxed);
     });
     let started = Instant::now();
-    let limits = Limits {
+    let limits = Budget {
         stop: Some(stop),
-        ..Limits::default()
+        ..Budget::default()
     };
     let c = bot.choose_move(&limits, &mut |_| {}).unwrap();
     stopper.join().unwrap();
@@ -178,7 +179,7 @@ fn stop_flag_and_time_limit_end_the_search() {
     assert!(c.info.nodes > 1);
     let started = Instant::now();
     let c = bot
-        .choose_move(&Limits::time(Duration::from_millis(200)), &mut |_| {})
+        .choose_move(&Budget::time(Duration::from_millis(200)), &mut |_| {})
         .unwrap();
     assert!(
         started.elapsed() < Duration::from_millis(1500),
@@ -204,7 +205,7 @@ fn loki_moves_are_whole_tokens() {
         if bot.outcome().is_some() {
             break;
         }
-        let c = bot.choose_move(&Limits::nodes(8), &mut |_| {}).unwrap();
+        let c = bot.choose_move(&Budget::nodes(8), &mut |_| {}).unwrap();
         moves.push(c.mv);
         bot.set_position(None, &moves).unwrap();
     }

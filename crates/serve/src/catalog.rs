@@ -71,9 +71,14 @@ impl Catalog {
                     dir: dir.clone(),
                     source,
                 })?;
+            // A bot loaded from a bundle always has its metadata.
+            let meta = bot.meta().cloned().ok_or_else(|| StartError::Bundle {
+                dir: dir.clone(),
+                source: bot::BotError::Setting("the bundle's model.json was not kept".into()),
+            })?;
             entries.push(Entry {
                 variant,
-                meta: bot.meta().clone(),
+                meta,
                 dir,
                 idle: Mutex::new(vec![bot]),
             });

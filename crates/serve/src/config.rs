@@ -21,6 +21,9 @@ pub struct ServeConfig {
     pub search_queue_timeout: Duration,
     /// Largest node budget a request may ask for.
     pub max_nodes: u32,
+    /// The budget of an analysis request that names none (its node bound
+    /// capped at `max_nodes`); [`search::PLAY_NODES`] root visits by default.
+    pub default_budget: search::Budget,
     /// Largest time budget a request may ask for, in milliseconds.
     pub max_movetime_ms: u64,
     /// Largest request body, in bytes.
@@ -56,6 +59,7 @@ impl ServeConfig {
             max_searches: cores.max(2),
             search_queue_timeout: Duration::from_secs(60),
             max_nodes: 100_000,
+            default_budget: search::Budget::nodes(search::PLAY_NODES),
             max_movetime_ms: 30_000,
             body_limit: 64 * 1024,
             header_read_timeout: Duration::from_secs(10),

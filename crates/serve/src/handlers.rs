@@ -9,8 +9,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 use bot::protocol::{self, AnalyseRequest};
-use bot::Limits;
 use rules::{Player, VariantId};
+use search::Budget;
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
@@ -150,7 +150,7 @@ pub async fn bot_move(
     let choice = service
         .searches
         .run(&service.catalog, job.variant, move |bot, stop| {
-            let limits = Limits {
+            let limits = Budget {
                 stop: Some(stop),
                 ..limits
             };
@@ -194,7 +194,7 @@ pub async fn analyse(
     let variant = request
         .variant_id()?
         .ok_or_else(|| ApiError::Invalid("the request needs \"variant\"".into()))?;
-    let nodes = request.node_budget(service.config.max_nodes)?;
+    let budget = request.budget(&service.config.default_budget, service.config.max_nodes)?;
     // Check the position before queueing for a search slot.
     bot::validate_position(variant, request.position.as_deref(), &request.moves)?;
     if !service.catalog.has_bot(variant) {
@@ -204,11 +204,7 @@ pub async fn analyse(
         .searches
         .run(&service.catalog, variant, move |bot, stop| {
             bot.set_position(request.position.as_deref(), &request.moves)?;
-            let limits = Limits {
-                stop: Some(stop),
-                ..Limits::nodes(nodes)
-            };
-            let analysis = bot.analyse(&limits, request.top())?;
+            let analysis = bot.analyse(&budget.with_stop(stop), request.top())?;
             Ok(protocol::answer(&request.id, bot, &analysis))
         })
         .await?;
@@ -243,7 +239,7 @@ pub async fn method_not_allowed() -> ApiError {
 
 /// The search limits of a bot request: its nodes and time, or the
 /// level's default budget, each checked against the service's caps.
-fn bot_limits(service: &Service, request: &BotRequest, level: &Level) -> Result<Limits, ApiError> {
+fn bot_limits(service: &Service, request: &BotRequest, level: &Level) -> Result<Budget, ApiError> {
     let config = &service.config;
     if let Some(nodes) = request.nodes {
         if nodes == 0 || nodes > config.max_nodes {
@@ -269,7 +265,7 @@ fn bot_limits(service: &Service, request: &BotRequest, level: &Level) -> Result<
         // bot's rule that some bound is given.
         (None, None) => Some(level.nodes.unwrap_or(1).min(config.max_nodes)),
     };
-    Ok(Limits {
+    Ok(Budget {
         nodes,
         time,
         stop: None,

@@ -2,7 +2,7 @@
 //! tokio blocking thread with a bot from the [`Catalog`] pool, never on the
 //! async executor.
 //!
-//! Each search gets a stop flag of its own ([`Limits::stop`]), set when
+//! Each search gets a stop flag of its own ([`Budget::stop`]), set when
 //! its request goes away (the client disconnected, or the request was
 //! cancelled: the future of [`Searches::run`] is dropped) and when the
 //! service shuts down ([`Searches::close`]), so a search nobody waits for
@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use bot::{Bot, Limits, MoveChoice, Strength};
+use bot::{Bot, MoveChoice, Strength};
+use search::Budget;
 use tokio::sync::Semaphore;
 
 use crate::catalog::Catalog;
@@ -50,7 +51,7 @@ impl Searches {
 
     /// Run `work` with a bot of `variant` on a blocking thread once a slot
     /// is free; the bot goes back to the pool afterwards. `work` gets the
-    /// search's stop flag, to put in its [`Limits::stop`]: it is set when
+    /// search's stop flag, to put in its [`Budget::stop`]: it is set when
     /// this future is dropped before the search ends (the client went
     /// away) or the searches are [closed](Searches::close), so the search
     /// stops at once and its slot comes free.
@@ -178,7 +179,7 @@ impl Drop for StopOnDrop<'_> {
 pub fn choose(
     bot: &mut Bot,
     job: &SearchJob,
-    limits: &Limits,
+    limits: &Budget,
     strength: Strength,
 ) -> Result<MoveChoice, ApiError> {
     bot.set_strength(strength)?;
