@@ -58,7 +58,7 @@ one_variant() {
   while [ $played -lt "$EVAL_GAMES" ] && [ $SECONDS -lt $deadline ]; do
     RAYON_NUM_THREADS=$THREADS timeout -s KILL $((deadline - SECONDS)) \
       "$BIN" play --model "$last" --vs random --games "$EVAL_BATCH" \
-      --simulations "$EVAL_SIMS" --concurrency "$THREADS" --seed $seed --json \
+      --nodes "$EVAL_SIMS" --concurrency "$THREADS" --seed $seed --json \
       >>"$dir/eval.jsonl" 2>>"$dir/eval.log" || break
     played=$((played + EVAL_BATCH)); seed=$((seed + 1))
   done

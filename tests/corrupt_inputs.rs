@@ -68,7 +68,7 @@ fn play(bundle: &Path) -> Output {
         bundle.to_str().unwrap(),
         "--games",
         "1",
-        "--simulations",
+        "--nodes",
         "2",
     ])
 }
@@ -438,7 +438,7 @@ fn bad_bench_and_play_arguments_are_refused() {
     let book_config = book_config.to_str().unwrap();
     let store = std::env::temp_dir().join(format!("lokizero-book-store-{}", std::process::id()));
     let store = store.to_str().unwrap();
-    let cases: [(&[&str], &str); 20] = [
+    let cases: [(&[&str], &str); 18] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -464,10 +464,6 @@ fn bad_bench_and_play_arguments_are_refused() {
             "neither `random` nor a bundle",
         ),
         (
-            &["play", "--model", shakti, "--simulations", "0"],
-            "--simulations",
-        ),
-        (
             &["play", "--model", shakti, "--contempt", "inf"],
             "--contempt",
         ),
@@ -482,19 +478,7 @@ fn bad_bench_and_play_arguments_are_refused() {
         ),
         (
             &["match", &bundle_zero, "random"],
-            "\": bad search budget `0`: expected N > 0 simulations, Nms or Ns",
-        ),
-        (
-            &[
-                "match",
-                "random",
-                "greedy",
-                "--variant",
-                "shakti",
-                "--nodes",
-                "0",
-            ],
-            "--nodes",
+            "\": bad search budget `0`: expected N > 0 nodes, Nms or Ns",
         ),
         (
             &[
@@ -581,6 +565,39 @@ fn bad_bench_and_play_arguments_are_refused() {
         let err = stderr(&out);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
         assert!(err.contains(expected), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+    }
+    // A budget out of range is refused while the arguments are parsed
+    // (clap's usage error, exit code 2), by every command alike.
+    for args in [
+        &["play", "--model", shakti, "--nodes", "0"][..],
+        &[
+            "match",
+            "random",
+            "random",
+            "--variant",
+            "shakti",
+            "--movetime",
+            "0ms",
+        ],
+        &["analyse", "--movetime", "400"],
+        &[
+            "match",
+            "random",
+            "greedy",
+            "--variant",
+            "shakti",
+            "--nodes",
+            "0",
+        ],
+    ] {
+        let out = lokizero(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("--nodes") || err.contains("--movetime"),
+            "{args:?}: {err}"
+        );
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
     assert!(

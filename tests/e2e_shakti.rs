@@ -85,7 +85,7 @@ fn trains_exports_reloads_and_plays() {
         "random",
         "--games",
         "2",
-        "--simulations",
+        "--nodes",
         "4",
         "--json",
     ]);
@@ -189,7 +189,7 @@ fn sigkill_mid_generation_then_resume_loses_nothing() {
             bundle.to_str().unwrap(),
             "--games",
             "1",
-            "--simulations",
+            "--nodes",
             "2",
             "--json",
         ]);

@@ -191,7 +191,7 @@ fn repeated_sigkill_in_every_write_window_loses_nothing() {
         let out = Command::new(BIN)
             .args(["play", "--model"])
             .arg(&bundle)
-            .args(["--games", "1", "--simulations", "2", "--json"])
+            .args(["--games", "1", "--nodes", "2", "--json"])
             .output()
             .unwrap();
         assert!(

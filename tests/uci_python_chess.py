@@ -65,7 +65,13 @@ def main() -> int:
             if captures:
                 assert board.is_capture(result.move), f"capture is compulsory: {board.fen()} {result.move}"
             if "nodes" in result.info and limit.nodes:
-                assert 1 <= result.info["nodes"] <= 8, result.info
+                # The engine keeps its tree between moves and reports root
+                # visits as lc0 does: after a node-limited move the kept
+                # subtree is smaller than the budget; after a timed one it
+                # may be larger (then the engine moves at once).
+                assert result.info["nodes"] >= 1, result.info
+                if ply % 10 != 0:
+                    assert result.info["nodes"] <= 8, result.info
                 nodes_seen.append(result.info["nodes"])
             assert "score" in result.info and "wdl" in result.info, result.info
             board.push(result.move)

@@ -20,7 +20,7 @@ fuzz_target!(|data: &[u8]| {
             "go" => {
                 if let Ok(go) = bot::uci_text::parse_go(args) {
                     for side in [rules::Player::First, rules::Player::Second] {
-                        let _ = go.limits(side, std::time::Duration::from_millis(10));
+                        let _ = go.budget(side, std::time::Duration::from_millis(10));
                     }
                 }
             }

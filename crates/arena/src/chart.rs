@@ -72,6 +72,16 @@ fn padded_range(values: impl Iterator<Item = f64>, min_pad: f64) -> (f64, f64) {
 
 type Area<'a> = DrawingArea<BitMapBackend<'a>, plotters::coord::Shift>;
 
+/// A plotters drawing error, as its message (plotters' error type is
+/// generic over the backend).
+struct DrawFailure(String);
+
+impl<E: std::fmt::Display> From<E> for DrawFailure {
+    fn from(e: E) -> Self {
+        DrawFailure(e.to_string())
+    }
+}
+
 /// Render a `width`×`height` PNG with `draw` onto a temporary file next to
 /// `path`, then rename it into place (atomic: a reader never sees half a
 /// chart, and a failure leaves any older chart untouched).
@@ -79,7 +89,7 @@ fn render_png(
     path: &Path,
     width: u32,
     height: u32,
-    draw: impl FnOnce(&Area<'_>) -> Result<(), String>,
+    draw: impl FnOnce(&Area<'_>) -> Result<(), DrawFailure>,
 ) -> Result<(), ChartError> {
     register_font("sans-serif", FontStyle::Normal, FONT).map_err(|_| ChartError::Font)?;
     let file = path
@@ -92,11 +102,11 @@ fn render_png(
     let drawn = {
         let root = BitMapBackend::new(&tmp, (width, height)).into_drawing_area();
         root.fill(&WHITE)
-            .map_err(|e| e.to_string())
+            .map_err(DrawFailure::from)
             .and_then(|_| draw(&root))
-            .and_then(|_| root.present().map_err(|e| e.to_string()))
+            .and_then(|_| root.present().map_err(DrawFailure::from))
     };
-    if let Err(message) = drawn {
+    if let Err(DrawFailure(message)) = drawn {
         let _ = std::fs::remove_file(&tmp);
         return Err(ChartError::Draw {
             path: path.display().to_string(),

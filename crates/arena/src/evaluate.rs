@@ -12,9 +12,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::greedy::Heuristic;
 use crate::matches::{run_match, MatchReport, MatchSettings};
-use crate::player::Budget;
 use crate::spec::{FactoryContext, PlayerFactory};
 use crate::sprt::{SprtConfig, SprtDecision, SprtState};
+use search::Budget;
 
 /// The `[eval]` table of a run config. Off by default (it costs games).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -214,9 +214,9 @@ pub fn evaluate_generation<G: Encode + Heuristic>(
     let started = Instant::now();
     let mut ctx = FactoryContext::new(device.clone());
     ctx.search.contempt = cfg.contempt;
-    let budget = Budget::Nodes(cfg.simulations.max(1));
+    let budget = Budget::nodes(cfg.simulations);
     let new_name = format!("gen-{generation:06}");
-    let new_p = PlayerFactory::<G>::from_net(&new_name, new.clone(), budget, &ctx);
+    let new_p = PlayerFactory::<G>::from_net(&new_name, new.clone(), budget.clone(), &ctx);
     let settings = |games: usize, sprt: Option<SprtConfig>, salt: u64| MatchSettings {
         games,
         concurrency: cfg.concurrency,
@@ -236,7 +236,7 @@ pub fn evaluate_generation<G: Encode + Heuristic>(
     let mut vs_previous = None;
     if let (Some((prev, prev_gen)), true) = (previous, cfg.games_vs_previous > 0) {
         let prev_name = format!("gen-{prev_gen:06}");
-        let prev_p = PlayerFactory::<G>::from_net(&prev_name, prev.clone(), budget, &ctx);
+        let prev_p = PlayerFactory::<G>::from_net(&prev_name, prev.clone(), budget.clone(), &ctx);
         let r = play(&prev_p, &settings(cfg.games_vs_previous, Some(cfg.sprt), 1));
         vs_previous = Some(MatchSummary::from_report(&prev_name, &r));
     }

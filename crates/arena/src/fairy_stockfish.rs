@@ -9,18 +9,32 @@ use std::path::{Path, PathBuf};
 /// The text of `configs/fairy-stockfish/viking.ini`.
 pub const VIKING_INI: &str = include_str!("../../../configs/fairy-stockfish/viking.ini");
 
+/// Why the viking variant file cannot be handed to Fairy-Stockfish.
+#[derive(Debug, thiserror::Error)]
+pub enum VikingIniError {
+    /// The file given does not exist.
+    #[error("viking variant file {0} not found (omit --viking-ini to use the one built in)")]
+    Missing(PathBuf),
+    /// The built-in definition could not be written to the temporary folder.
+    #[error("cannot write the viking variant file {path}: {source}")]
+    Write {
+        /// The file.
+        path: PathBuf,
+        /// The OS error.
+        source: std::io::Error,
+    },
+}
+
 /// The viking variant file to hand to Fairy-Stockfish: `given` when set
 /// (it must be a file), else a temp-folder copy of [`VIKING_INI`].
 ///
 /// # Errors
-/// A message naming the file that is missing or could not be written.
-pub fn viking_ini_path(given: Option<&Path>) -> Result<PathBuf, String> {
+/// [`VikingIniError`] naming the file that is missing or could not be
+/// written.
+pub fn viking_ini_path(given: Option<&Path>) -> Result<PathBuf, VikingIniError> {
     match given {
         Some(path) if path.is_file() => Ok(path.to_path_buf()),
-        Some(path) => Err(format!(
-            "viking variant file {} not found (omit --viking-ini to use the one built in)",
-            path.display()
-        )),
+        Some(path) => Err(VikingIniError::Missing(path.to_path_buf())),
         None => write_shipped(&std::env::temp_dir()),
     }
 }
@@ -29,7 +43,7 @@ pub fn viking_ini_path(given: Option<&Path>) -> Result<PathBuf, String> {
 /// (so concurrent runs and other versions never clash), unless a file with
 /// that content is already there. The write goes to a process-unique
 /// temporary name first, then is renamed into place.
-fn write_shipped(dir: &Path) -> Result<PathBuf, String> {
+fn write_shipped(dir: &Path) -> Result<PathBuf, VikingIniError> {
     let path = dir.join(format!("lokizero-viking-{:016x}.ini", fnv1a(VIKING_INI)));
     if std::fs::read_to_string(&path).is_ok_and(|text| text == VIKING_INI) {
         return Ok(path);
@@ -37,11 +51,9 @@ fn write_shipped(dir: &Path) -> Result<PathBuf, String> {
     let temp = path.with_extension(format!("{}.tmp", std::process::id()));
     std::fs::write(&temp, VIKING_INI)
         .and_then(|()| std::fs::rename(&temp, &path))
-        .map_err(|e| {
-            format!(
-                "cannot write the viking variant file {}: {e}",
-                path.display()
-            )
+        .map_err(|source| VikingIniError::Write {
+            path: path.clone(),
+            source,
         })?;
     Ok(path)
 }
@@ -77,9 +89,9 @@ mod tests {
         let dir = tempfile::tempdir().expect("temp dir");
         let file = dir.path().join("v.ini");
         std::fs::write(&file, "[viking]\n").expect("write");
-        assert_eq!(viking_ini_path(Some(&file)), Ok(file.clone()));
+        assert_eq!(viking_ini_path(Some(&file)).expect("given"), file);
         let missing = dir.path().join("none.ini");
         let err = viking_ini_path(Some(&missing)).expect_err("missing file");
-        assert!(err.contains("none.ini"), "{err}");
+        assert!(err.to_string().contains("none.ini"), "{err}");
     }
 }

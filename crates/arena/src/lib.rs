@@ -25,7 +25,7 @@ pub use matches::{
     opening_seed, play_match, random_opening, run_match, tally_by_side, MatchGame, MatchReport,
     MatchSettings,
 };
-pub use player::{Budget, Contestant, MctsPlayer, RandomPlayer};
+pub use player::{Contestant, RandomPlayer, SearchPlayer};
 pub use single_game::{play_game, Forfeit, GameResult};
 pub use spec::{PlayerFactory, PlayerSpec};
 pub use sprt::{SprtConfig, SprtDecision, SprtState};

@@ -124,8 +124,11 @@ pub fn opening_seed(seed: u64, pair: usize) -> u64 {
 }
 
 /// A start position `plies` uniformly random actions from the standard
-/// start, drawn from `seed`; a game that would end during the opening is
-/// redrawn (up to 20 times), then the longest non-terminal prefix is used.
+/// start, drawn from `seed`, and then as many more as finish a turn left
+/// open (a Loki exchange or command: an opening never ends mid-turn, so
+/// every player, a UCI engine told the position included, starts on a
+/// whole turn); a game that would end during the opening is redrawn (up to
+/// 20 times), then the longest non-terminal prefix is used.
 pub fn random_opening<G: Game>(plies: u32, seed: u64) -> G {
     random_opening_from(&G::start(), plies, seed)
 }
@@ -137,7 +140,9 @@ pub fn random_opening_from<G: Game>(start: &G, plies: u32, seed: u64) -> G {
         let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt);
         let mut g = start.clone();
         let mut ok = true;
-        for _ in 0..plies {
+        let mut played = 0;
+        while played < plies || g.mid_turn() {
+            played += 1;
             let legal = g.legal_vec();
             if legal.is_empty() {
                 ok = false;

@@ -3,29 +3,30 @@
 //!
 //! | spec | player |
 //! |---|---|
-//! | `bundle:PATH` | the bundle's network with PUCT search, `--nodes` simulations per action |
-//! | `bundle:PATH:N` | … `N` simulations per action |
-//! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per action |
+//! | `bundle:PATH` | the bundle's network with PUCT search ([`bot::GameBot`], the one bundle player), the match's `--nodes` / `--movetime` per move |
+//! | `bundle:PATH:N` | … `N` root visits per move |
+//! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per move |
 //! | `random` | uniformly random legal actions |
 //! | `greedy` | one-ply greedy ([`crate::greedy`]) |
-//! | `uct:N` | knowledge-free search: `N` simulations per action, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
-//! | `uct:250ms`, `uct:1s` | … searching for that wall time per action (equal-time comparisons) |
-//! | `uci:PATH` | external UCI engine, `go nodes <--nodes>` |
+//! | `uct:N` | knowledge-free search: `N` root visits per move, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
+//! | `uct:250ms`, `uct:1s` | … searching for that wall time per move (equal-time comparisons) |
+//! | `uci:PATH` | external UCI engine playing the variant it offers as `UCI_Variant` (Fairy-Stockfish's viking through its variant file), `go nodes` / `go movetime` from the match's budget |
 //! | `uci:PATH:N`, `uci:PATH:dN`, `uci:PATH:500ms`, `uci:PATH:1s` | … `go nodes N`, `go depth N`, `go movetime 500`, `go movetime 1000` |
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+use bot::{GameBot, ROLLOUT_MAX_PLIES};
 use burn::tensor::Device;
 use encoding::Encode;
-use model::{Net, NetEvaluator};
+use model::Net;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rules::VariantId;
-use search::{RolloutEvaluator, RolloutMix, SearchConfig};
+use search::{Budget, RolloutEvaluator, SearchConfig};
 
 use crate::greedy::{GreedyPlayer, Heuristic};
-use crate::player::{Budget, Contestant, MctsPlayer, RandomPlayer};
+use crate::player::{Contestant, RandomPlayer, SearchPlayer};
 use crate::uci_client::{FenDialect, UciConfig, UciEngine, UciPlayer};
 
 /// A parsed player spec (module docs).
@@ -60,12 +61,12 @@ pub enum SpecError {
     #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
     Syntax(String),
     /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
-    #[error("bad player spec {spec:?}: bad search budget `{budget}`: expected N > 0 simulations, Nms or Ns")]
+    #[error("bad player spec {spec:?}: {source}")]
     Budget {
         /// The spec.
         spec: String,
-        /// Its budget text.
-        budget: String,
+        /// What is wrong with its budget text.
+        source: search::BudgetError,
     },
     /// The bundle could not be loaded.
     #[error("player {spec:?}: {source}")]
@@ -75,13 +76,16 @@ pub enum SpecError {
         /// Why.
         source: model::BundleError,
     },
-    /// No UCI engine setup for this variant.
-    #[error("player {spec:?}: no UCI engine setup for variant {variant} (only losers and viking, via Fairy-Stockfish)")]
+    /// The UCI engine does not offer this variant.
+    #[error("player {spec:?}: the engine does not offer variant {variant} (its UCI_Variant values: {offered}); Fairy-Stockfish plays losers and, through the project's variant file, viking")]
     UciVariant {
         /// The spec.
         spec: String,
         /// The variant.
         variant: VariantId,
+        /// The `UCI_Variant` values the engine declared, comma separated
+        /// (`none` when it declared no such option).
+        offered: String,
     },
     /// The UCI engine could not be started or failed its handshake (checked
     /// once before any game, so a match never scores a missing engine's
@@ -95,34 +99,17 @@ pub enum SpecError {
     },
     /// The viking variant file for Fairy-Stockfish is missing or could not
     /// be written.
-    #[error("player {spec:?}: {reason}")]
+    #[error("player {spec:?}: {source}")]
     VariantFile {
         /// The spec.
         spec: String,
         /// Why.
-        reason: String,
+        source: crate::fairy_stockfish::VikingIniError,
     },
 }
 
 fn parse_budget(text: &str) -> Option<Budget> {
-    if let Some(ms) = text.strip_suffix("ms") {
-        return ms
-            .parse()
-            .ok()
-            .filter(|&m| m > 0)
-            .map(|m| Budget::Time(Duration::from_millis(m)));
-    }
-    if let Some(s) = text.strip_suffix('s') {
-        return s
-            .parse::<f64>()
-            .ok()
-            .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e6)
-            .map(|s| Budget::Time(Duration::from_secs_f64(s)));
-    }
-    text.parse::<u32>()
-        .ok()
-        .filter(|&n| n > 0)
-        .map(Budget::Nodes)
+    text.parse().ok()
 }
 
 impl PlayerSpec {
@@ -140,11 +127,12 @@ impl PlayerSpec {
             _ => {}
         }
         if let Some(n) = t.strip_prefix("uct:") {
-            return parse_budget(n)
+            return n
+                .parse()
                 .map(PlayerSpec::Uct)
-                .ok_or_else(|| SpecError::Budget {
+                .map_err(|source| SpecError::Budget {
                     spec: text.to_string(),
-                    budget: n.to_string(),
+                    source,
                 });
         }
         if let Some(rest) = t.strip_prefix("bundle:") {
@@ -163,7 +151,7 @@ impl PlayerSpec {
                 if tail.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
                     return Err(SpecError::Budget {
                         spec: text.to_string(),
-                        budget: tail.to_string(),
+                        source: search::BudgetError(tail.to_string()),
                     });
                 }
             }
@@ -184,8 +172,11 @@ impl PlayerSpec {
                     });
                 }
                 // `Ns` (seconds, as bundle and uct budgets take them).
-                if let Some(Budget::Time(s)) =
-                    tail.ends_with('s').then(|| parse_budget(tail)).flatten()
+                if let Some(s) = tail
+                    .ends_with('s')
+                    .then(|| parse_budget(tail))
+                    .flatten()
+                    .and_then(|b| b.time)
                 {
                     return Ok(PlayerSpec::Uci {
                         path: path.into(),
@@ -219,15 +210,16 @@ impl PlayerSpec {
 pub struct FactoryContext {
     /// Backend device for bundles.
     pub device: Device,
-    /// Simulations (bundles) / `go nodes` (UCI) when the spec has no budget.
-    pub default_nodes: u32,
+    /// Budget per move of bundle players (and the UCI engines' `go`) when
+    /// the spec states none.
+    pub default_budget: Budget,
     /// Search settings for bundle and UCT players (root noise is switched off).
     pub search: SearchConfig,
     /// Ply cap of random playouts (UCT players, and bundles with `rollout_mix`).
     pub rollout_max_plies: u32,
     /// Weight `lambda` of random playouts in a bundle's leaf values
-    /// ([`search::RolloutMix`], AlphaGo's mixed evaluation), in `[0, 1]`;
-    /// 0 (the default) = the network alone.
+    /// ([`bot::GameBot::set_rollout_mix`], AlphaGo's mixed evaluation), in
+    /// `[0, 1]`; 0 (the default) = the network alone.
     pub rollout_mix: f32,
     /// Fairy-Stockfish variant file for `viking`; `None` = the definition
     /// shipped with the project, built in
@@ -236,19 +228,21 @@ pub struct FactoryContext {
     /// Limit for one UCI `bestmove` (beyond it the engine forfeits).
     pub uci_move_timeout: Duration,
     /// Whether bundle and UCT players keep their search tree from one
-    /// action to the next ([`MctsPlayer::with_tree_reuse`]; on by default).
+    /// move to the next ([`bot::GameBot::set_tree_reuse`]; on by default).
     pub tree_reuse: bool,
 }
 
 impl FactoryContext {
-    /// Defaults on `device`: 100 nodes, [`SearchConfig::for_play`], 300-ply playouts,
-    /// the shipped viking definition, 30 s per UCI move, tree reuse on.
+    /// The play defaults on `device`: [`search::PLAY_NODES`] root visits
+    /// per move, [`SearchConfig::for_play`], [`ROLLOUT_MAX_PLIES`]-ply
+    /// playouts, the shipped viking definition, 30 s per UCI move, tree
+    /// reuse on.
     pub fn new(device: Device) -> Self {
         FactoryContext {
             device,
-            default_nodes: 100,
+            default_budget: Budget::nodes(search::PLAY_NODES),
             search: SearchConfig::for_play(),
-            rollout_max_plies: 300,
+            rollout_max_plies: ROLLOUT_MAX_PLIES,
             rollout_mix: 0.0,
             viking_ini: None,
             uci_move_timeout: Duration::from_secs(30),
@@ -278,55 +272,35 @@ pub struct PlayerFactory<G: Encode + Heuristic> {
     _game: std::marker::PhantomData<fn() -> G>,
 }
 
-/// The leaf evaluator of a bundle player: the network, mixed with random
-/// playouts ([`RolloutMix`]).
-pub type NetPlayoutEvaluator<G> = RolloutMix<NetEvaluator<G>, SmallRng>;
-
-/// A search player on `net`: PUCT with `search` (root noise off) and
-/// `budget` per action, tree reuse on ([`MctsPlayer::with_tree_reuse`]);
-/// `(lambda, max_plies)` mixes random playouts of up to `max_plies` plies
-/// into the leaf values ([`RolloutMix`]; `lambda` 0 = the network alone).
-/// `seed` drives the player's and the playouts' randomness.
-pub fn net_player<G: Encode>(
-    name: &str,
-    net: Net,
-    device: &Device,
-    search: &SearchConfig,
-    budget: Budget,
-    (lambda, max_plies): (f32, u32),
-    seed: u64,
-) -> MctsPlayer<G, NetPlayoutEvaluator<G>> {
-    let playouts = RolloutEvaluator::new(1, max_plies, SmallRng::seed_from_u64(seed ^ 0x5EED));
-    let eval = RolloutMix::new(
-        NetEvaluator::<G>::new(net, device.clone()),
-        playouts,
-        lambda,
-    );
-    MctsPlayer::with_budget(name, eval, search, budget, seed)
-}
-
-/// The UCI options and position dialect for `variant` with Fairy-Stockfish
-/// for the player `spec`; `viking_ini` as [`FactoryContext::viking_ini`].
+/// The UCI options and position dialect for `variant` with the engine
+/// `offered` says it is (the `UCI_Variant` values of its `uci` reply): an
+/// engine that offers the variant's id plays it on the project's position
+/// text (`lokizero uci` offers all five; Fairy-Stockfish offers `losers`);
+/// viking otherwise goes through Fairy-Stockfish's variant file
+/// (`viking_ini` as [`FactoryContext::viking_ini`]).
 ///
 /// # Errors
-/// [`SpecError::UciVariant`] for variants Fairy-Stockfish does not play,
+/// [`SpecError::UciVariant`] for a variant the engine does not offer,
 /// [`SpecError::VariantFile`] when the viking file is missing or cannot be
 /// written.
-pub fn fairy_stockfish_setup(
+pub fn uci_setup(
     spec: &str,
     variant: VariantId,
+    offered: &[String],
     viking_ini: Option<&Path>,
 ) -> Result<(Vec<(String, String)>, FenDialect), SpecError> {
-    match variant {
-        VariantId::Losers => Ok((
-            vec![("UCI_Variant".into(), "losers".into())],
+    if offered.iter().any(|v| v == variant.as_str()) {
+        return Ok((
+            vec![("UCI_Variant".into(), variant.as_str().into())],
             FenDialect::Same,
-        )),
+        ));
+    }
+    match variant {
         VariantId::Viking => {
-            let ini = crate::fairy_stockfish::viking_ini_path(viking_ini).map_err(|reason| {
+            let ini = crate::fairy_stockfish::viking_ini_path(viking_ini).map_err(|source| {
                 SpecError::VariantFile {
                     spec: spec.to_string(),
-                    reason,
+                    source,
                 }
             })?;
             Ok((
@@ -337,9 +311,14 @@ pub fn fairy_stockfish_setup(
                 FenDialect::VikingBlackPawnO,
             ))
         }
-        VariantId::Hnefatafl | VariantId::Loki | VariantId::Shakti => Err(SpecError::UciVariant {
+        _ => Err(SpecError::UciVariant {
             spec: spec.to_string(),
             variant,
+            offered: if offered.is_empty() {
+                "none".into()
+            } else {
+                offered.join(", ")
+            },
         }),
     }
 }
@@ -363,30 +342,35 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 })?;
                 Built::Bundle(
                     Box::new(net),
-                    budget.unwrap_or(Budget::Nodes(ctx.default_nodes)),
+                    budget.unwrap_or_else(|| ctx.default_budget.clone()),
                 )
             }
             PlayerSpec::Random => Built::Random,
             PlayerSpec::Greedy => Built::Greedy,
             PlayerSpec::Uct(n) => Built::Uct(n),
             PlayerSpec::Uci { path, go } => {
-                let (options, dialect) =
-                    fairy_stockfish_setup(spec_text, G::VARIANT, ctx.viking_ini.as_deref())?;
                 // Generous: a WebAssembly engine under Node compiles its
                 // module first (seconds on a busy 2-core machine).
                 let handshake_timeout = Duration::from_secs(60);
-                // Start it once now: a missing or broken engine is the
-                // caller's error, not a match won by forfeits.
-                UciEngine::start(&path, &options, handshake_timeout).map_err(|source| {
-                    SpecError::UciStart {
-                        spec: spec_text.to_string(),
-                        source,
-                    }
-                })?;
+                let start = |options: &[(String, String)]| {
+                    UciEngine::start(&path, options, handshake_timeout).map_err(|source| {
+                        SpecError::UciStart {
+                            spec: spec_text.to_string(),
+                            source,
+                        }
+                    })
+                };
+                // Start it once bare to read the variants it offers, then
+                // once set up: a missing or broken engine is the caller's
+                // error, not a match won by forfeits.
+                let offered = start(&[])?.variants.clone();
+                let (options, dialect) =
+                    uci_setup(spec_text, G::VARIANT, &offered, ctx.viking_ini.as_deref())?;
+                start(&options)?;
                 Built::Uci(UciConfig {
                     path,
                     options,
-                    go: go.unwrap_or_else(|| format!("go nodes {}", ctx.default_nodes.max(1))),
+                    go: go.unwrap_or_else(|| go_command(&ctx.default_budget)),
                     handshake_timeout,
                     move_timeout: ctx.uci_move_timeout,
                     dialect,
@@ -405,7 +389,8 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         })
     }
 
-    /// A factory for an already loaded network (the training hook).
+    /// A factory for an already loaded network (the training hook),
+    /// playing `budget` per move.
     pub fn from_net(name: &str, net: Net, budget: Budget, ctx: &FactoryContext) -> Self {
         PlayerFactory {
             name: name.to_string(),
@@ -426,35 +411,51 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
 
     /// A fresh player for one game; `seed` drives its randomness.
     pub fn make(&self, seed: u64) -> Box<dyn Contestant<G>> {
+        let mut search = self.search.clone();
+        search.dirichlet_epsilon = 0.0;
         match &self.built {
-            Built::Bundle(net, budget) => Box::new(
-                net_player(
-                    &self.name,
-                    (**net).clone(),
-                    &self.device,
-                    &self.search,
-                    *budget,
-                    (self.rollout_mix, self.rollout_max_plies),
-                    seed,
-                )
-                .with_tree_reuse(self.tree_reuse),
-            ),
+            Built::Bundle(net, budget) => {
+                let mut bot = GameBot::<G>::from_net((**net).clone(), None, &self.device);
+                // The settings were checked when the context was built;
+                // a failure here would leave the play defaults.
+                let _ = bot.set_search_config(search);
+                let _ = bot.set_rollout_mix(self.rollout_mix, seed);
+                bot.set_tree_reuse(self.tree_reuse);
+                bot.set_seed(seed);
+                Box::new(SearchPlayer::new(self.name.clone(), bot, budget.clone()))
+            }
             Built::Random => Box::new(RandomPlayer::new(seed)),
             Built::Greedy => Box::new(GreedyPlayer::new(seed)),
             Built::Uct(budget) => {
-                let eval = RolloutEvaluator::new(
+                let playouts = RolloutEvaluator::new(
                     1,
                     self.rollout_max_plies,
                     SmallRng::seed_from_u64(seed ^ 0x5EED),
                 );
-                Box::new(
-                    MctsPlayer::with_budget(self.name.clone(), eval, &self.search, *budget, seed)
-                        .with_tree_reuse(self.tree_reuse),
-                )
+                let mut bot = GameBot::<G, _>::with_evaluator(playouts, search);
+                bot.set_tree_reuse(self.tree_reuse);
+                bot.set_seed(seed);
+                Box::new(SearchPlayer::new(self.name.clone(), bot, budget.clone()))
             }
             Built::Uci(config) => Box::new(UciPlayer::<G>::new(config.clone())),
         }
     }
+}
+
+/// The UCI `go` line of `budget`: `go nodes N`, `go movetime MS`, or both
+/// (`go nodes 1`... when it has neither, which budgets from specs never do).
+pub fn go_command(budget: &Budget) -> String {
+    let mut go = "go".to_string();
+    if let Some(n) = budget.nodes {
+        go.push_str(&format!(" nodes {n}"));
+    }
+    if let Some(t) = budget.time {
+        go.push_str(&format!(" movetime {}", t.as_millis().max(1)));
+    }
+    if go == "go" {
+        go.push_str(" nodes 1");
+    }
+    go
 }
 
 #[cfg(test)]
@@ -467,15 +468,15 @@ mod tests {
         assert_eq!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy);
         assert_eq!(
             PlayerSpec::parse("uct:100").unwrap(),
-            PlayerSpec::Uct(Budget::Nodes(100))
+            PlayerSpec::Uct(Budget::nodes(100))
         );
         assert_eq!(
             PlayerSpec::parse("uct:250ms").unwrap(),
-            PlayerSpec::Uct(Budget::Time(Duration::from_millis(250)))
+            PlayerSpec::Uct(Budget::time(Duration::from_millis(250)))
         );
         assert_eq!(
             PlayerSpec::parse("uct:1s").unwrap(),
-            PlayerSpec::Uct(Budget::Time(Duration::from_secs(1)))
+            PlayerSpec::Uct(Budget::time(Duration::from_secs(1)))
         );
         assert_eq!(
             PlayerSpec::parse("uci:/usr/games/fairy-stockfish:500ms").unwrap(),
@@ -495,14 +496,14 @@ mod tests {
             PlayerSpec::parse("bundle:models/shakti:800").unwrap(),
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
-                budget: Some(Budget::Nodes(800))
+                budget: Some(Budget::nodes(800))
             }
         );
         assert_eq!(
             PlayerSpec::parse("bundle:models/shakti:250ms").unwrap(),
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
-                budget: Some(Budget::Time(Duration::from_millis(250)))
+                budget: Some(Budget::time(Duration::from_millis(250)))
             }
         );
         assert_eq!(
@@ -545,7 +546,7 @@ mod tests {
 
     #[test]
     fn a_bad_budget_is_named_after_the_quoted_spec() {
-        let expected = "expected N > 0 simulations, Nms or Ns";
+        let expected = "expected N > 0 nodes, Nms or Ns (for example 800, 250ms, 2s)";
         assert_eq!(
             PlayerSpec::parse("uct:abc").unwrap_err().to_string(),
             format!("bad player spec \"uct:abc\": bad search budget `abc`: {expected}")

@@ -7,9 +7,12 @@
 //! of the current game (see [`crate::Contestant::take_error`]) and starts a
 //! fresh engine process for the next game. The process is killed on drop.
 //!
-//! The engine gets the current position as `position fen <text>` (no move
-//! history, so it cannot see repetitions); the referee is always our
-//! rules implementation.
+//! The engine gets the game as `position fen <start> moves <m1> <m2> ...`:
+//! the position it last saw the game from and the whole moves played
+//! since (found by [`UciPlayer`] from one position to the next), so it sees
+//! repetitions as the referee does; after a position it cannot follow
+//! (the first of a game, or an unrelated one) the line starts anew from
+//! it. The referee is always our rules implementation.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -77,6 +80,9 @@ pub struct UciEngine {
     lines: Receiver<String>,
     /// The engine's `id name`, if it sent one.
     pub id_name: Option<String>,
+    /// The values of the engine's `UCI_Variant` combo option (the
+    /// variants it offers), empty when it declared none.
+    pub variants: Vec<String>,
 }
 
 impl UciEngine {
@@ -134,6 +140,7 @@ impl UciEngine {
             stdin,
             lines: rx,
             id_name: None,
+            variants: Vec::new(),
         };
         engine.send("uci")?;
         let deadline = Instant::now() + timeout;
@@ -141,6 +148,9 @@ impl UciEngine {
             let line = engine.next_line("uciok", deadline, timeout)?;
             if let Some(name) = line.strip_prefix("id name ") {
                 engine.id_name = Some(name.trim().to_string());
+            }
+            if let Some(vars) = combo_values(&line, "UCI_Variant") {
+                engine.variants = vars;
             }
             if line == "uciok" {
                 break;
@@ -207,8 +217,9 @@ impl UciEngine {
         self.ready(timeout)
     }
 
-    /// Send `position fen <fen>` and `go_command` (e.g. `go nodes 1000`),
-    /// return the move token of `bestmove` (`info` lines are skipped).
+    /// Send `position fen <fen> [moves <moves>...]` and `go_command` (e.g.
+    /// `go nodes 1000`), return the move token of `bestmove` (`info` lines
+    /// are skipped).
     ///
     /// # Errors
     /// [`UciError::Garbage`] for a `bestmove` line without a move (or
@@ -217,10 +228,15 @@ impl UciEngine {
     pub fn best_move(
         &mut self,
         fen: &str,
+        moves: &[String],
         go_command: &str,
         timeout: Duration,
     ) -> Result<String, UciError> {
-        self.send(&format!("position fen {fen}"))?;
+        if moves.is_empty() {
+            self.send(&format!("position fen {fen}"))?;
+        } else {
+            self.send(&format!("position fen {fen} moves {}", moves.join(" ")))?;
+        }
         self.send(go_command)?;
         let deadline = Instant::now() + timeout;
         loop {
@@ -238,6 +254,58 @@ impl UciEngine {
             };
         }
     }
+}
+
+/// Whether `a` and `b` are the same position: ply, repetition hash and
+/// text agree.
+fn same_position<G: Game>(a: &G, b: &G) -> bool {
+    a.ply() == b.ply() && a.position_hash() == b.position_hash() && a.to_text() == b.to_text()
+}
+
+/// The token of the whole move that leads from `from` to `to`: one
+/// action, or two when the first leaves the turn open (a Loki exchange or
+/// command); `None` when no move does.
+fn move_between<G: Game>(from: &G, to: &G) -> Option<String> {
+    if to.ply() <= from.ply() || to.ply() > from.ply() + 2 {
+        return None;
+    }
+    for a in from.legal_vec() {
+        let mut next = from.clone();
+        next.play(a);
+        if !next.mid_turn() || next.outcome().is_some() {
+            if same_position(&next, to) {
+                return Some(from.move_text(&[a]));
+            }
+            continue;
+        }
+        for b in next.legal_vec() {
+            let mut after = next.clone();
+            after.play(b);
+            if same_position(&after, to) {
+                return Some(from.move_text(&[a, b]));
+            }
+        }
+    }
+    None
+}
+
+/// The `var` values of `line` when it declares the combo option `name`
+/// (`option name UCI_Variant type combo default chess var chess var
+/// losers ...`; the name compared case-insensitively, as UCI names are).
+fn combo_values(line: &str, name: &str) -> Option<Vec<String>> {
+    let rest = line.strip_prefix("option name ")?;
+    let (declared, spec) = rest.split_once(" type ")?;
+    if !declared.trim().eq_ignore_ascii_case(name) || !spec.trim_start().starts_with("combo") {
+        return None;
+    }
+    let words: Vec<&str> = spec.split_whitespace().collect();
+    Some(
+        words
+            .windows(2)
+            .filter(|w| w[0] == "var")
+            .map(|w| w[1].to_string())
+            .collect(),
+    )
 }
 
 impl Drop for UciEngine {
@@ -302,6 +370,9 @@ pub struct UciPlayer<G: Game> {
     engine: Option<UciEngine>,
     queued: VecDeque<G::Action>,
     error: Option<String>,
+    /// The game as the engine is told it: the start position's text, the
+    /// whole moves played since, and the position after them.
+    line: Option<(String, Vec<String>, G)>,
 }
 
 impl<G: Game> UciPlayer<G> {
@@ -312,7 +383,26 @@ impl<G: Game> UciPlayer<G> {
             engine: None,
             queued: VecDeque::new(),
             error: None,
+            line: None,
         }
+    }
+
+    /// Bring the engine's line up to `game`: append the whole move that
+    /// leads from the line's last position to `game` (one action, or two
+    /// of a turn that splits), or start a new line from `game` when none
+    /// does.
+    fn follow(&mut self, game: &G) {
+        if let Some((_, moves, at)) = &mut self.line {
+            if same_position(at, game) {
+                return;
+            }
+            if let Some(token) = move_between(at, game) {
+                moves.push(token);
+                *at = game.clone();
+                return;
+            }
+        }
+        self.line = Some((game.to_text(), Vec::new(), game.clone()));
     }
 
     fn fail(&mut self, e: impl std::fmt::Display) -> Option<G::Action> {
@@ -335,6 +425,7 @@ impl<G: Game> Contestant<G> for UciPlayer<G> {
     fn new_game(&mut self) {
         self.queued.clear();
         self.error = None;
+        self.line = None;
         if let Some(engine) = self.engine.as_mut() {
             if engine.new_game(self.config.handshake_timeout).is_ok() {
                 return;
@@ -358,7 +449,11 @@ impl<G: Game> Contestant<G> for UciPlayer<G> {
             }
             self.queued.clear();
         }
-        let fen = self.config.dialect.convert(&game.to_text());
+        self.follow(game);
+        let (start, moves) = match &self.line {
+            Some((start, moves, _)) => (self.config.dialect.convert(start), moves.clone()),
+            None => (self.config.dialect.convert(&game.to_text()), Vec::new()),
+        };
         let Some(engine) = self.engine.as_mut() else {
             let why = self
                 .error
@@ -366,12 +461,19 @@ impl<G: Game> Contestant<G> for UciPlayer<G> {
                 .unwrap_or_else(|| "engine not running".to_string());
             return self.fail(why);
         };
-        let token = match engine.best_move(&fen, &self.config.go, self.config.move_timeout) {
-            Ok(t) => t,
-            Err(e) => return self.fail(e),
-        };
+        let token =
+            match engine.best_move(&start, &moves, &self.config.go, self.config.move_timeout) {
+                Ok(t) => t,
+                Err(e) => return self.fail(e),
+            };
         match game.parse_move(&token) {
             Ok(actions) if !actions.is_empty() => {
+                if let Some((_, moves, at)) = &mut self.line {
+                    for &a in &actions {
+                        at.play(a);
+                    }
+                    moves.push(token);
+                }
                 self.queued.extend(actions[1..].iter().copied());
                 Some(actions[0])
             }
@@ -382,5 +484,22 @@ impl<G: Game> Contestant<G> for UciPlayer<G> {
 
     fn take_error(&mut self) -> Option<String> {
         self.error.take()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::combo_values;
+
+    #[test]
+    fn the_offered_variants_are_read_from_the_combo_declaration() {
+        let line =
+            "option name UCI_Variant type combo default losers var losers var viking var chess";
+        assert_eq!(
+            combo_values(line, "UCI_Variant").unwrap(),
+            ["losers", "viking", "chess"]
+        );
+        assert!(combo_values("option name Threads type spin default 1", "UCI_Variant").is_none());
+        assert!(combo_values("id name x", "UCI_Variant").is_none());
     }
 }

@@ -8,8 +8,10 @@
 //!
 //! `id` (any JSON value) is echoed; `variant` may be left out when `bundle`
 //! is given (read from its `model.json`); `position` defaults to the start,
-//! `moves` to none, `nodes` to 200, `top` to 5 (0 = all), `bundle` to
-//! `--bundle` or `models/<variant>/`. One response line per request:
+//! `moves` to none, the budget (`nodes` and/or `movetime`, e.g. `"250ms"`)
+//! to `--nodes` / `--movetime` (200 root visits when neither is given),
+//! `top` to 5 (0 = all), `bundle` to `--bundle` or `models/<variant>/`.
+//! One response line per request:
 //!
 //! ```json
 //! {"id": "a1", "variant": "losers", "position": "<text>", "actions": [{"action","visits","prior","q","wdl","pv"}], "root": {"wdl": [w, d, l], "visits": 400}, "time_ms": 812}
@@ -25,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use bot::protocol::{self, AnalyseRequest};
-use bot::{Bot, Limits};
+use bot::Bot;
 use clap::Args;
 use rules::VariantId;
 use serde_json::{json, Value};
@@ -42,6 +44,9 @@ pub struct AnalyseArgs {
     /// CPU threads of the network (0 = all cores).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// The budget of requests that name none.
+    #[command(flatten)]
+    budget: super::search_args::BudgetArgs,
 }
 
 /// Most nodes one request may ask for.
@@ -52,6 +57,7 @@ const CACHE: usize = 4;
 /// The engine state: loaded bots by (variant, folder).
 struct Analyser {
     default_bundle: Option<PathBuf>,
+    default_budget: search::Budget,
     device: burn::tensor::Device,
     bots: HashMap<(VariantId, PathBuf), Bot>,
 }
@@ -75,7 +81,9 @@ impl Analyser {
     }
 
     fn analyse(&mut self, r: &AnalyseRequest) -> Result<Value, String> {
-        let nodes = r.node_budget(MAX_NODES).map_err(|e| e.to_string())?;
+        let budget = r
+            .budget(&self.default_budget, MAX_NODES)
+            .map_err(|e| e.to_string())?;
         let given: Option<PathBuf> = r.bundle.clone().or_else(|| self.default_bundle.clone());
         let given = given.as_deref();
         let variant: VariantId = match (r.variant_id().map_err(|e| e.to_string())?, given) {
@@ -91,9 +99,7 @@ impl Analyser {
         let position = r.position.as_deref();
         bot.set_position(position, &r.moves)
             .map_err(|e| e.to_string())?;
-        let analysis = bot
-            .analyse(&Limits::nodes(nodes), r.top())
-            .map_err(|e| e.to_string())?;
+        let analysis = bot.analyse(&budget, r.top()).map_err(|e| e.to_string())?;
         Ok(protocol::answer(&r.id, bot, &analysis))
     }
 
@@ -120,6 +126,7 @@ pub fn run(args: AnalyseArgs) -> Result<()> {
     let device = model::device_from_name(&args.device).map_err(|e| anyhow::anyhow!(e))?;
     let mut analyser = Analyser {
         default_bundle: args.bundle,
+        default_budget: args.budget.budget(),
         device,
         bots: HashMap::new(),
     };

@@ -10,7 +10,7 @@ use arena::spec::PlayerFactory;
 use clap::Args;
 use encoding::Encode;
 
-use super::matches::{context, resolve_variant, PlaySearchArgs};
+use super::matches::{context, resolve_variant, BudgetArgs, PlaySearchArgs};
 
 /// Arguments of `lokizero ladder`.
 #[derive(Args, Debug)]
@@ -30,9 +30,8 @@ pub struct LadderArgs {
     /// Games played in parallel.
     #[arg(long, default_value_t = 2)]
     pub concurrency: usize,
-    /// Default search budget for bundles / UCI engines.
-    #[arg(long, default_value_t = 100)]
-    pub nodes: u32,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Plies played by the players (after the random opening plies) after
     /// which a game is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
@@ -68,9 +67,6 @@ pub fn run(args: LadderArgs) -> Result<()> {
     if args.games == 0 {
         bail!("--games must be at least 1");
     }
-    if args.nodes == 0 {
-        bail!("--nodes must be at least 1");
-    }
     if args.ply_cap == 0 {
         bail!("--ply-cap must be at least 1");
     }
@@ -90,7 +86,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
 fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
     let ctx = context(
         &args.device,
-        args.nodes,
+        args.budget.budget(),
         args.ply_cap,
         args.viking_ini.as_deref(),
         args.uci_timeout,
@@ -119,9 +115,9 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         prior_draws: args.prior_draws,
         anchor,
         player_settings: format!(
-            "bundles search {} simulations per action unless their spec says otherwise, \
+            "bundles search {} per move (root visits, or a time) unless their spec says otherwise, \
              contempt {}, policy temperature {}, rollout mix {}, solver {}",
-            args.nodes,
+            args.budget.budget(),
             args.search.contempt,
             args.search.policy_temperature,
             args.search.rollout_mix,

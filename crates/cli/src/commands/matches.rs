@@ -13,18 +13,28 @@ use arena::{MatchSettings, SprtConfig};
 use clap::Args;
 use encoding::Encode;
 use rules::VariantId;
+use search::Budget;
 
-pub use super::search_args::PlaySearchArgs;
+pub use super::search_args::{BudgetArgs, PlaySearchArgs};
 
 /// Arguments of `lokizero match`.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
     /// Player A: bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns,
     /// uci:PATH[:N|:dN|:Nms|:Ns] (e.g. uci:/usr/games/fairy-stockfish:d1;
-    /// a time sends `go movetime`).
+    /// a time sends `go movetime`). A budget in the spec is per move and
+    /// wins over --nodes / --movetime.
     pub a: String,
     /// Player B (same forms).
     pub b: String,
+    #[command(flatten)]
+    pub options: MatchOptions,
+}
+
+/// The options of a match (`lokizero match`, and `lokizero play`, its
+/// short form).
+#[derive(Args, Debug)]
+pub struct MatchOptions {
     /// Maximum games (rounded up to colour-swapped pairs).
     #[arg(long, default_value_t = 100)]
     pub games: usize,
@@ -47,9 +57,8 @@ pub struct MatchArgs {
     /// Game records file (PGN for losers/viking, one text line per game otherwise).
     #[arg(long)]
     pub pgn: Option<PathBuf>,
-    /// Default search budget: simulations per action for bundles, `go nodes` for UCI.
-    #[arg(long, default_value_t = 100)]
-    pub nodes: u32,
+    #[command(flatten)]
+    pub budget: BudgetArgs,
     /// Plies played by the players (after the random opening plies) after
     /// which a game is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
@@ -99,10 +108,12 @@ pub fn resolve_variant(specs: &[&str], flag: Option<&str>) -> Result<VariantId> 
     found.ok_or_else(|| anyhow!("no bundle among the players: give --variant"))
 }
 
-/// The factory context from common flags.
+/// The factory context from common flags: bundle players (and UCI
+/// engines, as `go nodes` / `go movetime`) think `budget` per move unless
+/// their spec says otherwise.
 pub fn context(
     device: &str,
-    nodes: u32,
+    budget: Budget,
     ply_cap: u32,
     viking_ini: Option<&std::path::Path>,
     uci_timeout: f64,
@@ -113,7 +124,7 @@ pub fn context(
         bail!("--uci-timeout must be a positive number of seconds");
     }
     let mut ctx = FactoryContext::new(device);
-    ctx.default_nodes = nodes.max(1);
+    ctx.default_budget = budget;
     ctx.rollout_max_plies = ply_cap.max(1);
     ctx.viking_ini = viking_ini.map(std::path::Path::to_path_buf);
     ctx.uci_move_timeout = Duration::from_secs_f64(uci_timeout);
@@ -124,12 +135,10 @@ pub fn context(
 }
 
 /// Run the match.
-pub fn run(args: MatchArgs) -> Result<()> {
+pub fn run(match_args: MatchArgs) -> Result<()> {
+    let (a, b, args) = (match_args.a, match_args.b, match_args.options);
     if args.games == 0 {
         bail!("--games must be at least 1");
-    }
-    if args.nodes == 0 {
-        bail!("--nodes must be at least 1");
     }
     if args.ply_cap == 0 {
         bail!("--ply-cap must be at least 1");
@@ -137,22 +146,22 @@ pub fn run(args: MatchArgs) -> Result<()> {
     if let Some(path) = &args.pgn {
         super::check_output_parent(path, "--pgn")?;
     }
-    let variant = resolve_variant(&[&args.a, &args.b], args.variant.as_deref())?;
-    rules::with_variant!(variant, G => run_for::<G>(&args))
+    let variant = resolve_variant(&[&a, &b], args.variant.as_deref())?;
+    rules::with_variant!(variant, G => run_for::<G>(&a, &b, &args))
 }
 
-fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
+fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Result<()> {
     let sprt = args.sprt.as_deref().map(SprtConfig::parse).transpose()?;
     let ctx = context(
         &args.device,
-        args.nodes,
+        args.budget.budget(),
         args.ply_cap,
         args.viking_ini.as_deref(),
         args.uci_timeout,
         &args.search,
     )?;
-    let pa = PlayerFactory::<G>::new(&args.a, &ctx)?;
-    let pb = PlayerFactory::<G>::new(&args.b, &ctx)?;
+    let pa = PlayerFactory::<G>::new(a, &ctx)?;
+    let pb = PlayerFactory::<G>::new(b, &ctx)?;
     let settings = MatchSettings {
         games: args.games,
         concurrency: args.concurrency,
@@ -219,7 +228,7 @@ fn run_for<G: Encode + Heuristic>(args: &MatchArgs) -> Result<()> {
             "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
             "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
             "stopped_early": report.stopped_early, "forfeits": failures,
-            "nodes": args.nodes, "ply_cap": args.ply_cap,
+            "budget": args.budget.budget().to_string(), "ply_cap": args.ply_cap,
             "openings_random_plies": args.openings_random_plies, "seed": args.seed,
             "openings": args.openings,
         });

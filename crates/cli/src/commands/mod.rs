@@ -38,7 +38,8 @@ enum Command {
     /// The state of a distributed run: generations, live workers, the
     /// newest bundle, throughput.
     Status(status::StatusArgs),
-    /// Play a match between a bundle and `random` or another bundle; print W/D/L.
+    /// The short form of `match`: a bundle against `random`, another bundle
+    /// or any player spec, with the match's options and defaults.
     Play(play::PlayArgs),
     /// Match between two players (bundles, random, greedy, pure UCT, UCI
     /// engines): W/D/L, Elo with a 95 % interval, optional SPRT, records.

@@ -1,15 +1,70 @@
-//! Search settings of bundle players shared by `play`, `match` and `ladder`.
+//! The search budget every command speaks (`--nodes`, `--movetime`), and
+//! the play-time search settings of bundle players shared by `play`,
+//! `match` and `ladder`.
+
+use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 use clap::Args;
-use search::{SearchConfig, PLAY_POLICY_TEMPERATURE};
+use search::{Budget, SearchConfig, PLAY_POLICY_TEMPERATURE};
+
+/// How long a bot thinks per move, in the vocabulary every command
+/// shares: `--nodes N` and/or `--movetime T` (a search stops at the first
+/// bound reached). A player spec's own `:N` / `:250ms` wins over these.
+#[derive(Args, Debug, Clone, Default)]
+pub struct BudgetArgs {
+    /// Root visits per move (network evaluations and terminal scorings; the
+    /// visits a kept subtree brought count, as lc0's `go nodes`); > 0
+    /// [default: 200 when --movetime is not given either].
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub nodes: Option<u32>,
+    /// Wall time per move: `250ms`, `1s`, `1.5s` (the search stops before a
+    /// batch that would overrun it; the root is always evaluated).
+    #[arg(long, value_parser = parse_movetime)]
+    pub movetime: Option<Duration>,
+}
+
+/// `--movetime` text: a time budget as player specs write it.
+fn parse_movetime(text: &str) -> Result<Duration, String> {
+    let budget: Budget = text
+        .parse()
+        .map_err(|e: search::BudgetError| e.to_string())?;
+    budget
+        .time
+        .ok_or_else(|| format!("--movetime wants a time such as 250ms or 1s, got {text:?} (a node count goes to --nodes)"))
+}
+
+impl BudgetArgs {
+    /// The budget these flags state, or `default` when they state none.
+    pub fn budget_or(&self, default: Budget) -> Budget {
+        if self.nodes.is_none() && self.movetime.is_none() {
+            return default;
+        }
+        Budget {
+            nodes: self.nodes,
+            time: self.movetime,
+            stop: None,
+        }
+    }
+
+    /// The budget these flags state, if they state one.
+    pub fn given(&self) -> Option<Budget> {
+        (self.nodes.is_some() || self.movetime.is_some()).then(|| self.budget())
+    }
+
+    /// The budget these flags state, [`search::PLAY_NODES`] root visits
+    /// when they state none.
+    pub fn budget(&self) -> Budget {
+        self.budget_or(Budget::nodes(search::PLAY_NODES))
+    }
+}
 
 /// Play-time search options of bundle players (root noise stays off).
 #[derive(Args, Debug, Clone)]
 pub struct PlaySearchArgs {
     /// Contempt of bundle players: a draw is worth -C to the player to move,
     /// in [0, 1) (0 = plain zero-sum search; see search::SearchConfig::contempt).
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    #[arg(long, default_value_t = SearchConfig::for_play().contempt, allow_hyphen_values = true)]
     pub contempt: f32,
     /// Policy softmax temperature of bundle players (> 0): priors become
     /// p^(1/T) renormalised, so T > 1 lets the search look past a sharp,
@@ -52,7 +107,7 @@ pub struct PlaySearchArgs {
     /// Search every action of bundle and UCT players from an empty tree
     /// (by default a player keeps the subtree of its move and searches on
     /// from the opponent's reply in it; a node budget counts the kept
-    /// visits; see arena::MctsPlayer). For measuring what reuse adds.
+    /// visits; see bot::GameBot). For measuring what reuse adds.
     #[arg(long)]
     pub no_tree_reuse: bool,
 }
@@ -141,6 +196,38 @@ impl PlaySearchArgs {
 mod tests {
     use super::*;
     use clap::Parser;
+
+    #[derive(Parser)]
+    struct BudgetCli {
+        #[command(flatten)]
+        budget: BudgetArgs,
+    }
+
+    #[test]
+    fn budget_flags_state_nodes_time_or_both() {
+        let parse = |args: &[&str]| {
+            BudgetCli::try_parse_from(std::iter::once("x").chain(args.iter().copied()))
+                .map(|c| c.budget.budget())
+        };
+        assert_eq!(parse(&[]).unwrap(), Budget::nodes(search::PLAY_NODES));
+        assert_eq!(parse(&["--nodes", "800"]).unwrap(), Budget::nodes(800));
+        assert_eq!(
+            parse(&["--movetime", "250ms"]).unwrap(),
+            Budget::time(Duration::from_millis(250))
+        );
+        let both = parse(&["--nodes", "50", "--movetime", "1s"]).unwrap();
+        assert_eq!(
+            (both.nodes, both.time),
+            (Some(50), Some(Duration::from_secs(1)))
+        );
+        for bad in [
+            &["--nodes", "0"][..],
+            &["--movetime", "0ms"],
+            &["--movetime", "400"],
+        ] {
+            assert!(parse(bad).is_err(), "{bad:?}");
+        }
+    }
 
     #[derive(Parser)]
     struct Cli {

@@ -33,6 +33,9 @@ pub struct ServeArgs {
     /// Largest node budget a request may ask for.
     #[arg(long, default_value_t = 100_000)]
     max_nodes: u32,
+    /// The budget of an analysis request that names none.
+    #[command(flatten)]
+    budget: super::search_args::BudgetArgs,
     /// Largest time budget a request may ask for, in milliseconds
     /// (1 to 86400000, a day).
     #[arg(long, default_value_t = 30_000,
@@ -66,6 +69,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     config.max_searches = args.max_searches.unwrap_or(config.max_searches).max(1);
     config.idle_timeout = Duration::from_secs(args.idle_minutes.max(1).saturating_mul(60));
     config.max_nodes = args.max_nodes.max(1);
+    config.default_budget = args.budget.budget();
     // clap checked the ranges of these three (ServeConfig::validate too).
     config.max_movetime_ms = args.max_movetime_ms;
     config.header_read_timeout = Duration::from_secs(args.header_timeout_secs);

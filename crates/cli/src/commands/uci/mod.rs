@@ -47,6 +47,10 @@ pub struct UciArgs {
     /// Default `Threads` (CPU threads of the network).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// The budget of a `go` that names none (without these flags such a
+    /// `go` searches until `stop`, as UCI engines do).
+    #[command(flatten)]
+    budget: super::search_args::BudgetArgs,
 }
 
 /// Where the engine writes: stdout in the binary, a buffer in tests.
@@ -115,6 +119,9 @@ struct Engine {
     /// The current position, or why the last `position` was rejected.
     position: Result<PositionSpec, String>,
     search: Option<Running>,
+    /// The budget of a `go` that names none (`--nodes` / `--movetime`);
+    /// `None`: such a `go` searches until `stop`.
+    default_budget: Option<search::Budget>,
 }
 
 impl Engine {
@@ -128,6 +135,7 @@ impl Engine {
             loaded: None,
             position: Ok(PositionSpec::default()),
             search: None,
+            default_budget: args.budget.given(),
         }
     }
 
@@ -135,7 +143,7 @@ impl Engine {
         send(&self.out, line);
     }
 
-    fn error(&self, message: &str) {
+    fn error(&self, message: impl std::fmt::Display) {
         self.say(&format!("info string error: {message}"));
     }
 
@@ -188,7 +196,7 @@ impl Engine {
             }
             other => {
                 let shown: String = other.chars().take(40).collect();
-                self.error(&format!("unknown command {shown:?}"));
+                self.error(format!("unknown command {shown:?}"));
             }
         }
         true
@@ -251,7 +259,7 @@ impl Engine {
     }
 
     fn parse_position(&self, rest: &str) -> Result<PositionSpec, String> {
-        let (fen, moves) = parse_position_command(rest)?;
+        let (fen, moves) = parse_position_command(rest).map_err(|e| e.to_string())?;
         bot::validate_position(self.options.variant, fen.as_deref(), &moves)
             .map_err(|e| format!("position ({}): {e}", self.options.variant))?;
         Ok(PositionSpec { fen, moves })
@@ -309,16 +317,21 @@ impl Engine {
         }
         let stop = Arc::new(AtomicBool::new(false));
         let overhead = Duration::from_millis(self.options.move_overhead_ms);
-        let mut limits = go.limits(bot.side_to_move(), overhead);
-        limits.stop = Some(stop.clone());
-        let wait_for_stop = go.infinite || (limits.nodes.is_none() && limits.time.is_none());
+        let mut budget = go.budget(bot.side_to_move(), overhead);
+        if go.unbounded() {
+            if let Some(default) = &self.default_budget {
+                budget = default.clone();
+            }
+        }
+        budget.stop = Some(stop.clone());
+        let wait_for_stop = go.infinite || (budget.nodes.is_none() && budget.time.is_none());
         if wait_for_stop && !go.infinite && !go.unbounded() {
             self.say("info string go gives no limit for the side to move; searching until stop");
         }
         let out = self.out.clone();
         let flag = stop.clone();
         let handle =
-            std::thread::spawn(move || search_thread(bot, limits, wait_for_stop, flag, out));
+            std::thread::spawn(move || search_thread(bot, budget, wait_for_stop, flag, out));
         self.search = Some(Running {
             stop,
             until_stop: wait_for_stop,
@@ -350,12 +363,12 @@ impl Engine {
 /// `bestmove`; hands the bot back.
 fn search_thread(
     mut bot: Bot,
-    limits: bot::Limits,
+    budget: search::Budget,
     wait_for_stop: bool,
     stop: Arc<AtomicBool>,
     out: Out,
 ) -> Bot {
-    let result = bot.choose_move(&limits, &mut |info| send(&out, &info_line(info)));
+    let result = bot.choose_move(&budget, &mut |info| send(&out, &info_line(info)));
     if wait_for_stop {
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(5));

@@ -67,7 +67,7 @@ impl Options {
             temperature_centi: 0,
             policy_only: false,
             move_overhead_ms: 50,
-            contempt_centi: 0,
+            contempt_centi: (search::SearchConfig::for_play().contempt * 100.0).round() as u32,
             policy_temperature_centi: (search::PLAY_POLICY_TEMPERATURE * 100.0).round() as u32,
         }
     }
@@ -103,7 +103,10 @@ impl Options {
                 "option name Move Overhead type spin default {} min 0 max 5000",
                 self.move_overhead_ms
             ),
-            format!("option name Contempt type spin default 0 min 0 max {MAX_CONTEMPT_CENTI}"),
+            format!(
+                "option name Contempt type spin default {} min 0 max {MAX_CONTEMPT_CENTI}",
+                self.contempt_centi
+            ),
             format!(
                 "option name PolicyTemperature type spin default {} min 1 max {MAX_POLICY_TEMPERATURE_CENTI}",
                 self.policy_temperature_centi

@@ -18,6 +18,7 @@ fn engine(variant: VariantId) -> (Engine, Arc<Mutex<Vec<u8>>>) {
         bundle: String::new(),
         device: "cpu".into(),
         threads: 1,
+        budget: Default::default(),
     };
     (Engine::new(out, &args), buffer)
 }
@@ -93,10 +94,7 @@ fn stop_before_the_first_simulation_gives_a_legal_move_and_no_score() {
     bot::write_untrained_bundle(&dir, VariantId::Losers, 1, 8, 16, &device).unwrap();
     let bot = Bot::load_for(VariantId::Losers, &dir, &device).unwrap();
     let stop = Arc::new(AtomicBool::new(true));
-    let limits = bot::Limits {
-        stop: Some(stop.clone()),
-        ..bot::Limits::default()
-    };
+    let limits = search::Budget::default().with_stop(stop.clone());
     let buffer = Arc::new(Mutex::new(Vec::new()));
     let out: Out = buffer.clone();
     search_thread(bot, limits, true, stop, out);
@@ -155,10 +153,7 @@ fn go_nodes_is_the_budget_of_a_whole_loki_move() {
         for nodes in [10, 100] {
             bot.set_position(Some(position), &[] as &[&str]).unwrap();
             let stop = Arc::new(AtomicBool::new(false));
-            let limits = bot::Limits {
-                stop: Some(stop.clone()),
-                ..bot::Limits::nodes(nodes)
-            };
+            let limits = search::Budget::nodes(nodes).with_stop(stop.clone());
             let buffer = Arc::new(Mutex::new(Vec::new()));
             let out: Out = buffer.clone();
             bot = search_thread(bot, limits, false, stop, out);
