@@ -23,9 +23,9 @@ fn configs() -> Vec<PathBuf> {
 #[test]
 fn every_shipped_config_loads() {
     let paths = configs();
-    // The five variants' main jobs and the 43 files of
+    // The five variants' main jobs and the 44 files of
     // configs/experiments (A/B arms and experiment recipes).
-    assert_eq!(paths.len(), 48, "{paths:?}");
+    assert_eq!(paths.len(), 49, "{paths:?}");
     for path in &paths {
         let config = RunConfig::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let stem = path.file_stem().unwrap().to_str().unwrap();
