@@ -1,15 +1,18 @@
 //! One-ply greedy baseline: win at once if possible, never make a move that
-//! loses at once, otherwise maximise a small per-variant heuristic of the
-//! position after the action (ties broken at random).
-//!
-//! Each variant provides its data through [`Heuristic`]:
+//! loses at once, otherwise maximise the rules' static value of the
+//! position after the action ([`rules::Game::static_value`], ties broken
+//! at random). Each variant's value is in its rules module:
 //! - `losers`: fewer own pieces and more enemy pieces is better (material
 //!   counted with the usual 1/3/3/5/9 values; the goal is to lose it all).
-//! - `viking`: material difference, plus half a pawn for giving check.
+//! - `viking`: material difference ([`rules::Game::material`]), plus half a
+//!   pawn for giving check.
 //! - `shakti`: warriors difference, plus half a warrior for giving check.
 //! - `hnefatafl`, `loki`: material difference (every non-king piece 1),
 //!   and the king's distance to the nearest corner (defenders want it
 //!   small, attackers large), 0.25 per step.
+//!
+//! A variant without a value of its own gets [`rules::Game::material`]
+//! (0 without one): nothing here is per variant.
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
@@ -17,108 +20,24 @@ use rules::{Game, Player as Side};
 
 use crate::player::Contestant;
 
-/// A static evaluation for the greedy player; every variant of the list
-/// (`rules::for_each_variant!`) has one.
+/// A static evaluation for the greedy player: the rules' static value
+/// ([`rules::Game::static_value`]) from one side's view. Every game has
+/// it.
 pub trait Heuristic: Game {
     /// Value of this position for `side`, in pawn-like units (higher is
     /// better for `side`). Called on non-terminal positions.
     fn heuristic(&self, side: Side) -> f64;
 }
 
-/// Piece values summed by side from the board field of a chess FEN
-/// (upper case = White = `First`).
-fn chess_material(fen: &str) -> [f64; 2] {
-    let mut m = [0.0; 2];
-    for c in fen.split(' ').next().unwrap_or("").chars() {
-        let v = match c.to_ascii_lowercase() {
-            'p' | 'o' => 1.0,
-            'n' | 'b' => 3.0,
-            'r' => 5.0,
-            'q' => 9.0,
-            _ => 0.0,
-        };
-        m[usize::from(c.is_ascii_lowercase())] += v;
-    }
-    m
-}
-
-impl Heuristic for rules::Losers {
+impl<G: Game> Heuristic for G {
     fn heuristic(&self, side: Side) -> f64 {
-        let m = chess_material(&self.to_text());
-        m[side.opponent().index()] - m[side.index()]
-    }
-}
-
-impl Heuristic for rules::Viking {
-    fn heuristic(&self, side: Side) -> f64 {
-        let m = chess_material(&self.to_text());
-        let check = if self.in_check() && self.side_to_move() != side {
-            0.5
-        } else {
-            0.0
-        };
-        m[side.index()] - m[side.opponent().index()] + check
-    }
-}
-
-impl Heuristic for rules::Shakti {
-    fn heuristic(&self, side: Side) -> f64 {
-        let w = |s: Side| f64::from(self.warriors(s).count_ones());
-        let check = if self.in_check() && self.side_to_move() != side {
-            0.5
-        } else {
-            0.0
-        };
-        w(side) - w(side.opponent()) + check
-    }
-}
-
-/// Tafl: pieces per side from the board field (attackers lower case) and
-/// the king's distance (Chebyshev) to the nearest corner.
-fn tafl_value(state: &rules::tafl::Tafl, side: Side) -> f64 {
-    use rules::tafl::board::{CORNERS, SIZE};
-    let mut count = [0.0; 2];
-    for sq in 0..SIZE * SIZE {
-        if let Some(p) = state.piece_at(sq) {
-            if p.kind != rules::tafl::board::Kind::King {
-                count[p.side.index()] += 1.0;
-            }
+        let value = f64::from(self.static_value());
+        match side {
+            Side::First => value,
+            Side::Second => -value,
         }
     }
-    let dist = state.king_square().map_or(0.0, |k| {
-        CORNERS
-            .iter()
-            .map(|&c| {
-                let (kr, kf) = (k / SIZE, k % SIZE);
-                let (cr, cf) = (c / SIZE, c % SIZE);
-                kr.abs_diff(cr).max(kf.abs_diff(cf))
-            })
-            .min()
-            .unwrap_or(0) as f64
-    });
-    // Defenders (Second) want the king near a corner.
-    let king_term = match side {
-        Side::Second => -0.25 * dist,
-        Side::First => 0.25 * dist,
-    };
-    count[side.index()] - count[side.opponent().index()] + king_term
 }
-
-impl Heuristic for rules::Hnefatafl {
-    fn heuristic(&self, side: Side) -> f64 {
-        tafl_value(self.state(), side)
-    }
-}
-
-impl Heuristic for rules::Loki {
-    fn heuristic(&self, side: Side) -> f64 {
-        tafl_value(self.state(), side)
-    }
-}
-
-// Every variant of the list needs a heuristic (a new entry without one
-// fails to compile here).
-rules::every_variant_implements!(Heuristic);
 
 /// The greedy player (module docs).
 pub struct GreedyPlayer {
@@ -183,6 +102,22 @@ mod tests {
         // 24 attackers vs 12 defenders; king on the centre, 5 from a corner.
         assert_eq!(h.heuristic(Side::First), 12.0 + 1.25);
         assert_eq!(h.heuristic(Side::Second), -12.0 - 1.25);
+    }
+
+    #[test]
+    fn heuristic_counts_each_variant_s_way() {
+        // Losers: White has given its queen away, which is progress.
+        let g =
+            rules::Losers::from_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNB1KBNR b KQkq - 0 1")
+                .unwrap();
+        assert_eq!(g.heuristic(Side::First), 9.0);
+        assert_eq!(g.heuristic(Side::Second), -9.0);
+        // Viking: the material of `Game::material` and half a pawn for the
+        // check the rook on a4 gives.
+        let v = rules::Viking::from_text("k11/12/12/R11/12/12/11K b - - 0 1").unwrap();
+        assert_eq!(v.material(), Some(5.0));
+        assert_eq!(v.heuristic(Side::First), 5.5);
+        assert_eq!(v.heuristic(Side::Second), -5.5);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Game records of a match, written atomically (temporary file + rename).
 //!
-//! - Chess variants (`losers`, `viking`): PGN, one game per block, with a
+//! - Variants in chess notation ([`rules::Describe::CHESS_NOTATION`]:
+//!   `losers`, `viking`): PGN, one game per block, with a
 //!   `[Variant "..."]` tag, `[FEN]`/`[SetUp "1"]` when the game did not
 //!   start from the standard position (random openings), and
 //!   `[Termination]` for adjudications and forfeits. **Moves are in UCI
@@ -38,12 +39,10 @@ pub fn termination(game: &MatchGame) -> String {
     }
 }
 
-/// Whether records of `variant` are PGN (chess variants) or text lines.
+/// Whether records of `variant` are PGN (a variant in chess notation,
+/// [`rules::Describe::CHESS_NOTATION`]) or text lines.
 pub fn uses_pgn(variant: VariantId) -> bool {
-    match variant {
-        VariantId::Losers | VariantId::Viking => true,
-        VariantId::Hnefatafl | VariantId::Loki | VariantId::Shakti => false,
-    }
+    rules::with_variant!(variant, G => <G as rules::Describe>::CHESS_NOTATION)
 }
 
 fn escape(tag: &str) -> String {
@@ -150,4 +149,19 @@ pub fn write_records(
 ) -> std::io::Result<()> {
     let text = render(variant, standard_start, name_a, name_b, games);
     fsio::write_atomic(path, text.as_bytes())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pgn_for_the_variants_in_chess_notation() {
+        let pgn: Vec<&str> = VariantId::ALL
+            .into_iter()
+            .filter(|&v| uses_pgn(v))
+            .map(VariantId::as_str)
+            .collect();
+        assert_eq!(pgn, ["losers", "viking"]);
+    }
 }

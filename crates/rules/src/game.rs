@@ -253,6 +253,16 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
         None
     }
 
+    /// A cheap static value of the position from the first player's view,
+    /// in pawn-like units (positive: the first player is better off), for
+    /// the one-ply greedy baseline (`arena::greedy`). The default is
+    /// [`Game::material`], 0 without one; a variant may add terms of its
+    /// own (a check, the king's way out). It never decides a game under
+    /// the rules, and nothing but the baseline uses it.
+    fn static_value(&self) -> f32 {
+        self.material().unwrap_or(0.0)
+    }
+
     /// True when the side to move is in the middle of a multi-part turn
     /// (only variants that split turns return `true`).
     fn mid_turn(&self) -> bool {

@@ -41,6 +41,7 @@ macro_rules! clone_reusing_vecs {
 pub mod bitset;
 pub mod book;
 pub mod chess;
+pub mod describe;
 pub mod game;
 pub mod geometry;
 pub mod perft;
@@ -51,6 +52,7 @@ pub mod shakti;
 pub mod tafl;
 
 pub use chess::{Losers, Viking};
+pub use describe::Describe;
 pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide, perft_turns, perft_turns_divide};

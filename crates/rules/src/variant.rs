@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use crate::Game;
+use crate::{Describe, Game};
 
 /// The one list of variants: each entry is its doc, its `VariantId`
 /// name, its id text (configs, bundles, `--variant`, `UCI_Variant`) and
@@ -44,9 +44,11 @@ macro_rules! for_each_variant {
 }
 
 /// A game of the variant list ([`for_each_variant!`]), as opposed to a
-/// test game: it has an id for configs, bundles and UCI. The impls are
-/// generated from the list; nothing else implements it.
-pub trait Variant: Game {
+/// test game: it has an id for configs, bundles and UCI, and describes
+/// itself ([`Describe`]: names, board, move shapes), so the impl generated
+/// for a new entry names whichever of the two traits its type lacks. The
+/// impls are generated from the list; nothing else implements it.
+pub trait Variant: Game + Describe {
     /// Variant id used in configs, bundles and UCI (`docs/rules.md`).
     const VARIANT: VariantId;
 }

@@ -5,12 +5,11 @@ import * as api from './api.js';
 import { drawBoard, click, targets } from './board.js';
 
 const $ = (id) => document.getElementById(id);
-const POWERS = ['exchange', 'command', 'freeze', 'hop'];
 
 const lab = {
   info: null, // GET /api/variants
   game: null, // the latest game state
-  kind: 'move', // which kind of move clicks make (Loki powers)
+  kind: 'move', // which kind of move clicks make (a power's, where there are powers)
   sel: [], // clicked squares of the move being entered
   choices: [], // moves waiting for a promotion choice
   last: [], // squares of the last move
@@ -72,35 +71,46 @@ function render() {
   document.body.dataset.state = game.outcome ? 'over' : lab.busy ? 'thinking' : 'idle';
 }
 
+/// The powers panel, from the board's `powers` (kind, name, uses per
+/// side); hidden for a variant without powers.
 function renderPowers(info) {
   const panel = $('powers');
-  const powers = lab.game.powers;
-  panel.hidden = !powers;
-  if (!powers) return;
+  const powers = lab.game.board.powers;
+  panel.hidden = powers.length === 0;
+  if (powers.length === 0) return;
   const legalKinds = new Set(lab.game.legal.map((m) => m.kind));
   const toMove = lab.game.side_to_move === 'first' ? 0 : 1;
   const buttons = $('power-buttons');
   buttons.innerHTML = '';
-  for (const kind of ['move', ...POWERS]) {
+  for (const power of [{ kind: 'move', name: 'Move' }, ...powers]) {
     const b = document.createElement('button');
-    b.dataset.kind = kind;
-    const left = kind === 'move' ? '' : ` (${powers[toMove][kind]})`;
-    b.textContent = kind[0].toUpperCase() + kind.slice(1) + left;
-    b.disabled = !legalKinds.has(kind) || mover() !== 'human';
-    if (kind === lab.kind) b.classList.add('active');
+    b.dataset.kind = power.kind;
+    const left = power.uses ? ` (${power.uses[toMove]})` : '';
+    b.textContent = power.name + left;
+    b.disabled = !legalKinds.has(power.kind) || mover() !== 'human';
+    if (power.kind === lab.kind) b.classList.add('active');
     b.addEventListener('click', () => {
-      lab.kind = kind;
+      lab.kind = power.kind;
       lab.sel = [];
       render();
     });
     buttons.appendChild(b);
   }
-  const rows = [0, 1].map((side) => {
-    const cells = POWERS.map((p) => `<td>${powers[side][p]}</td>`).join('');
-    return `<tr><th>${info.sides[side]}</th>${cells}</tr>`;
-  });
-  $('power-table').innerHTML =
-    '<tr><th></th><th>Exchange</th><th>Command</th><th>Freeze</th><th>Hop</th></tr>' + rows.join('');
+  const cell = (tag, text) => {
+    const el = document.createElement(tag);
+    el.textContent = text;
+    return el;
+  };
+  const table = $('power-table');
+  table.innerHTML = '';
+  const head = document.createElement('tr');
+  head.append(cell('th', ''), ...powers.map((p) => cell('th', p.name)));
+  table.appendChild(head);
+  for (const side of [0, 1]) {
+    const row = document.createElement('tr');
+    row.append(cell('th', info.sides[side]), ...powers.map((p) => cell('td', p.uses[side])));
+    table.appendChild(row);
+  }
 }
 
 function renderMoves(info) {
@@ -250,7 +260,7 @@ async function main() {
   if (params.get('position')) $('position').value = params.get('position');
   $('variant').addEventListener('change', () => {
     $('position').value = '';
-    updateStrength();
+    describeVariant();
   });
   $('new-game').addEventListener('click', startGame);
   $('pass').addEventListener('click', () => {
@@ -265,13 +275,17 @@ async function main() {
   $('stop').addEventListener('click', () => {
     lab.watching = false;
   });
-  updateStrength();
+  describeVariant();
   await startGame();
 }
 
-function updateStrength() {
+/// The chosen variant's measured strength and side names (players menu).
+function describeVariant() {
   const v = lab.info.variants.find((x) => x.id === $('variant').value);
   $('strength').textContent = v && v.strength ? `Measured: ${v.strength}` : '';
+  if (!v) return;
+  $('players').querySelector('[value="first"]').textContent = `You play first (${v.sides[0]})`;
+  $('players').querySelector('[value="second"]').textContent = `You play second (${v.sides[1]})`;
 }
 
 main().catch((e) => {

@@ -1,43 +1,16 @@
-// Drawing the board from the server's description (`board.squares`, in
-// reading order) and turning clicks into moves from the server's `legal`
-// list: the page never decides what is legal itself.
+// Drawing the board from the server's description (`board.style`,
+// `board.squares` in reading order, each with its shade, mark and
+// figure) and turning clicks into moves from the server's `legal` list:
+// the page never decides what is legal itself, and knows no variant.
 
-// The filled glyphs for both colours (coloured by CSS): the outline ones
-// look hollow on a dark square.
-const CHESS = {
-  K: '♚', Q: '♛', R: '♜', B: '♝', N: '♞', P: '♟',
-  k: '♚', q: '♛', r: '♜', b: '♝', n: '♞', p: '♟',
-};
-// Tafl and Shakti pieces are discs; the letter names the special ones.
-const DISC_LABEL = {
-  hnefatafl: { K: '♔', S: '', s: '' },
-  loki: { K: '♔', S: '', s: '', T: 'T', t: 'T', G: 'G', g: 'G', W: 'W', w: 'W', H: 'H', h: 'H' },
-  shakti: { K: '♔', k: '♚', W: '', w: '' },
-};
-const PIECE_NAMES = {
-  K: 'king', S: 'soldier', T: 'Trickster', G: 'General', W: 'Wizard', H: 'Horse',
-  Q: 'queen', R: 'rook', B: 'bishop', N: 'knight', P: 'pawn',
-};
-
-/// The piece of `letter` in `variant` as a DOM element.
-function pieceElement(variant, letter) {
+/// The piece `figure` (the server's description: shape, colour, symbol,
+/// name) with position-text letter `letter`, as a DOM element.
+function pieceElement(letter, figure) {
   const el = document.createElement('span');
-  el.className = 'piece';
+  el.className = `piece ${figure.shape} ${figure.colour}`;
   el.dataset.piece = letter;
-  const upper = letter === letter.toUpperCase();
-  if (variant === 'losers' || variant === 'viking') {
-    el.textContent = CHESS[letter] || letter;
-    el.classList.add('glyph', upper ? 'white' : 'black');
-  } else {
-    // Tafl: defenders are upper case (light), attackers lower case (dark);
-    // Shakti: White upper case (light).
-    el.classList.add('disc', upper ? 'light' : 'dark');
-    if (variant === 'shakti' && letter.toUpperCase() === 'W') el.classList.add('warrior');
-    const label = (DISC_LABEL[variant] || {})[letter];
-    el.textContent = label === undefined ? letter.toUpperCase() : label;
-  }
-  const name = PIECE_NAMES[letter.toUpperCase()] || letter;
-  el.title = variant === 'shakti' && letter.toUpperCase() === 'W' ? 'warrior' : name;
+  el.textContent = figure.symbol;
+  el.title = figure.name;
   return el;
 }
 
@@ -45,9 +18,9 @@ function pieceElement(variant, letter) {
 /// (`ui.sel`, a list of square names), the highlighted targets
 /// (`ui.targets`), the last move's squares and the click handler.
 export function drawBoard(container, game, ui) {
-  const { board, variant } = game;
+  const { board } = game;
   container.innerHTML = '';
-  container.className = `board board-${variant}`;
+  container.className = `board board-${board.style}`;
   container.style.gridTemplateColumns = `repeat(${board.width}, var(--sq))`;
   if (ui.onSize) ui.onSize(board.height);
   board.squares.forEach((sq, i) => {
@@ -57,16 +30,14 @@ export function drawBoard(container, game, ui) {
     cell.className = 'square';
     cell.dataset.square = sq.name;
     cell.title = sq.name;
-    if (variant === 'losers' || variant === 'viking') {
-      cell.classList.add((file + row) % 2 === 0 ? 'light' : 'dark');
-    }
+    if (sq.shade) cell.classList.add(sq.shade);
     if (sq.hole) cell.classList.add('hole');
     if (sq.mark) cell.classList.add(sq.mark);
     if (sq.frozen) cell.classList.add('frozen');
     if (ui.last.includes(sq.name)) cell.classList.add('last');
     if (ui.sel.includes(sq.name)) cell.classList.add('selected');
     if (ui.targets.has(sq.name)) cell.classList.add('target');
-    if (sq.piece) cell.appendChild(pieceElement(variant, sq.piece));
+    if (sq.figure) cell.appendChild(pieceElement(sq.piece, sq.figure));
     if (file === 0) cell.appendChild(coord('rank', sq.name.slice(1)));
     if (row === board.height - 1) cell.appendChild(coord('file', sq.name[0]));
     cell.addEventListener('click', () => ui.onClick(sq.name));

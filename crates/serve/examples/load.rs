@@ -7,7 +7,7 @@
 //! back exactly as its client saw it played.
 //!
 //! ```sh
-//! cargo run --release -p serve --example load -- --games 32 --moves 8 --nodes 64 --variant shakti
+//! cargo run --release -p serve --example load -- --games 32 --moves 8 --nodes 64 --variant ID
 //! ```
 
 use std::sync::Arc;
@@ -32,7 +32,7 @@ fn settings() -> Result<Settings, String> {
         games: 32,
         moves: 8,
         nodes: 64,
-        variant: "shakti".into(),
+        variant: String::new(),
         searches: None,
     };
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -57,6 +57,12 @@ fn settings() -> Result<Settings, String> {
                 ))
             }
         }
+    }
+    if s.variant.is_empty() {
+        let ids = rules::VariantId::ALL
+            .map(rules::VariantId::as_str)
+            .join(", ");
+        return Err(format!("--variant is required (one of: {ids})"));
     }
     Ok(s)
 }

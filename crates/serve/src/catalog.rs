@@ -8,12 +8,11 @@ use std::sync::{Mutex, PoisonError};
 use bot::Bot;
 use burn::tensor::Device;
 use model::BundleMeta;
-use rules::VariantId;
+use rules::{Describe, VariantId};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::{ApiError, StartError};
-use crate::variants;
 
 /// One variant's bundle and its idle bots.
 struct Entry {
@@ -26,11 +25,11 @@ struct Entry {
 /// What `GET /api/variants` says about one variant.
 #[derive(Clone, Debug, Serialize)]
 pub struct VariantInfo {
-    /// The variant id (`losers`, ...).
+    /// The variant id ([`VariantId::as_str`]).
     pub id: &'static str,
-    /// Display name.
+    /// Display name ([`Describe::NAME`]).
     pub name: &'static str,
-    /// Names of the first and the second player.
+    /// Names of the first and the second player ([`Describe::SIDES`]).
     pub sides: [&'static str; 2],
     /// Board width (files) and height (ranks).
     pub width: usize,
@@ -92,13 +91,14 @@ impl Catalog {
             .into_iter()
             .map(|variant| {
                 let entry = self.entry(variant);
-                let (width, height) = variants::board_size(variant);
+                let (name, sides, geometry) =
+                    rules::with_variant!(variant, G => (G::NAME, G::SIDES, G::GEOMETRY));
                 VariantInfo {
                     id: variant.as_str(),
-                    name: variants::display_name(variant),
-                    sides: variants::side_names(variant),
-                    width,
-                    height,
+                    name,
+                    sides,
+                    width: geometry.width,
+                    height: geometry.height,
                     bot: entry.is_some(),
                     generation: entry.map(|e| e.meta.generation),
                     strength: entry.and_then(|e| strength_line(&e.meta.strength)),
@@ -221,24 +221,24 @@ mod tests {
             strength_line(&s).as_deref(),
             Some("+92 =4 -4 vs random (100 games, 200 simulations)")
         );
-        let s = serde_json::json!({"matches": [{"b": "bundle:/work/main/models/hnefatafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
+        let s = serde_json::json!({"matches": [{"b": "bundle:/work/main/models/tafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
         assert_eq!(
             strength_line(&s).as_deref(),
-            Some("+78 =32 -50 vs hnefatafl (160 games)")
+            Some("+78 =32 -50 vs tafl (160 games)")
         );
         // A fixed opponent first, then the promotion match.
-        let s = serde_json::json!({"matches": [{"b": "bundle:/m/hnefatafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}, {"b": "random", "wins": 77, "draws": 23, "losses": 0, "games": 100, "simulations": 200}]});
+        let s = serde_json::json!({"matches": [{"b": "bundle:/m/tafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}, {"b": "random", "wins": 77, "draws": 23, "losses": 0, "games": 100, "simulations": 200}]});
         assert_eq!(
             strength_line(&s).as_deref(),
             Some("+77 =23 -0 vs random (100 games, 200 simulations)")
         );
         // The spec's budget, not the match's default `nodes`.
-        let s = serde_json::json!({"matches": [{"a": "bundle:cand:200", "b": "bundle:/m/hnefatafl:200", "nodes": 100, "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
+        let s = serde_json::json!({"matches": [{"a": "bundle:cand:200", "b": "bundle:/m/tafl:200", "nodes": 100, "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
         assert_eq!(
             strength_line(&s).as_deref(),
-            Some("+78 =32 -50 vs hnefatafl (160 games, 200 simulations)")
+            Some("+78 =32 -50 vs tafl (160 games, 200 simulations)")
         );
-        let s = serde_json::json!({"matches": [{"a": "bundle:models/loki:250ms", "b": "uct:250ms", "nodes": 100, "wins": 33, "draws": 21, "losses": 6, "games": 60}]});
+        let s = serde_json::json!({"matches": [{"a": "bundle:models/powers:250ms", "b": "uct:250ms", "nodes": 100, "wins": 33, "draws": 21, "losses": 6, "games": 60}]});
         assert_eq!(
             strength_line(&s).as_deref(),
             Some("+33 =21 -6 vs uct:250ms (60 games, 250ms per move)")

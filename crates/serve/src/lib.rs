@@ -46,7 +46,6 @@ pub mod handlers;
 pub mod levels;
 pub mod search;
 pub mod table;
-pub mod variants;
 pub mod view;
 
 use std::future::Future;

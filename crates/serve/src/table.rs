@@ -2,14 +2,17 @@
 //! store holds games of every variant side by side; its
 //! [`TableView`] is the JSON state of the API.
 
+use std::collections::BTreeMap;
+
 use bot::protocol::{outcome_json, player_name};
 use bot::{describe_outcome, parse_position, BotGame};
-use rules::{Geometry, Player, VariantId};
+use rules::describe::BoardView;
+use rules::{Player, VariantId};
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::view::{board_view, move_view, powers, BoardView, MoveView, PowerUses};
+use crate::view::{move_view, power_uses, MoveView};
 
 /// The state of a game as the API returns it.
 #[derive(Clone, Debug, Serialize)]
@@ -30,10 +33,13 @@ pub struct TableView {
     pub moves: Vec<String>,
     /// The start position text (`"startpos"` for the variant's start).
     pub start: String,
-    /// The board, square by square.
+    /// The board, square by square, with the powers left
+    /// ([`rules::Describe::board_view`]).
     pub board: BoardView,
-    /// Loki only: remaining power uses, first player's then second's.
-    pub powers: Option<[PowerUses; 2]>,
+    /// The remaining uses of each power by kind, first player's then
+    /// second's (the board's `powers` as maps); `null` for a variant
+    /// without powers.
+    pub powers: Option<[BTreeMap<&'static str, u8>; 2]>,
 }
 
 /// A game of some variant: its start, the moves played and the current
@@ -89,12 +95,8 @@ impl<G: BotGame> Session<G> {
         })
     }
 
-    fn geometry() -> Geometry {
-        Geometry::new(G::WIDTH, G::HEIGHT)
-    }
-
     /// The legal whole turns as tokens: every action sequence until the
-    /// turn passes (one action each but for Loki's exchange and command).
+    /// turn passes (several actions where a variant splits a turn).
     fn legal_moves(&self) -> Vec<String> {
         rules::perft_turns_divide(&self.game, 1)
             .into_iter()
@@ -141,13 +143,16 @@ impl<G: BotGame> Table for Session<G> {
     }
 
     fn view(&self) -> TableView {
-        let geometry = Self::geometry();
         let legal_moves = self.legal_moves();
+        let board = self.game.board_view();
         TableView {
             variant: G::VARIANT.as_str(),
             position: self.game.to_text(),
             side_to_move: player_name(self.game.side_to_move()),
-            legal: legal_moves.iter().map(|t| move_view(geometry, t)).collect(),
+            legal: legal_moves
+                .iter()
+                .map(|t| move_view(&self.game, t))
+                .collect(),
             legal_moves,
             outcome: self.game.outcome().map(|o| {
                 let mut v = outcome_json(&o);
@@ -156,8 +161,8 @@ impl<G: BotGame> Table for Session<G> {
             }),
             moves: self.moves.clone(),
             start: self.start.clone().unwrap_or_else(|| "startpos".into()),
-            board: board_view(&self.game, G::VARIANT, geometry),
-            powers: powers(&self.game),
+            powers: power_uses(&board),
+            board,
         }
     }
 }

@@ -202,6 +202,16 @@ async fn tafl_board_marks_and_loki_powers() {
         game["powers"][0],
         json!({"exchange": 3, "command": 3, "freeze": 3, "hop": 3})
     );
+    assert_eq!(game["board"]["style"], json!("lines"));
+    assert_eq!(
+        game["board"]["powers"][0],
+        json!({"kind": "exchange", "name": "Exchange", "uses": [3, 3]})
+    );
+    let king = squares.iter().find(|s| s["name"] == "f6").unwrap();
+    assert_eq!(
+        king["figure"],
+        json!({"side": "second", "name": "king", "symbol": "♔", "shape": "disc", "colour": "light"})
+    );
     // Whole-turn tokens: exchanges and commands are single tokens.
     let legal: Vec<&str> = game["legal_moves"]
         .as_array()

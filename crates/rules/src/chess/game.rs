@@ -57,6 +57,20 @@ impl<V: ChessVariant> Chess<V> {
         self.board.in_check()
     }
 
+    /// Material with the classical values P 1, N 3, B 3, R 5, Q 9 (king
+    /// 0), White minus Black.
+    fn material_balance(&self) -> f32 {
+        const VALUES: [f32; 6] = [1.0, 3.0, 3.0, 5.0, 9.0, 0.0];
+        let b = &self.board;
+        let side = |c: usize| -> f32 {
+            Piece::ALL
+                .iter()
+                .map(|&p| VALUES[p as usize] * (b.kinds[p as usize] & b.colours[c]).count() as f32)
+                .sum()
+        };
+        side(0) - side(1)
+    }
+
     /// The board's legal moves, ignoring the draw rules (50 moves,
     /// repetition, insufficient material) but not the variant's own game
     /// end (a bare king in Losers has no moves). This is what the
@@ -145,18 +159,24 @@ impl<V: ChessVariant> Game for Chess<V> {
     /// Viking: the classical values P 1, N 3, B 3, R 5, Q 9 (king 0), White
     /// minus Black. Losers: `None` ([`ChessVariant::MATERIAL_MEASURES_PROGRESS`]).
     fn material(&self) -> Option<f32> {
-        const VALUES: [f32; 6] = [1.0, 3.0, 3.0, 5.0, 9.0, 0.0];
-        if !V::MATERIAL_MEASURES_PROGRESS {
-            return None;
+        V::MATERIAL_MEASURES_PROGRESS.then(|| self.material_balance())
+    }
+
+    /// Viking: [`Game::material`], and half a pawn to the side giving
+    /// check. Losers: the material balance negated (shedding pieces is the
+    /// goal, `docs/rules.md` §1), without a term for check.
+    fn static_value(&self) -> f32 {
+        match self.material() {
+            Some(material) => {
+                let check = match (self.in_check(), self.side_to_move()) {
+                    (false, _) => 0.0,
+                    (true, Player::First) => -0.5,
+                    (true, Player::Second) => 0.5,
+                };
+                material + check
+            }
+            None => -self.material_balance(),
         }
-        let b = &self.board;
-        let side = |c: usize| -> f32 {
-            Piece::ALL
-                .iter()
-                .map(|&p| VALUES[p as usize] * (b.kinds[p as usize] & b.colours[c]).count() as f32)
-                .sum()
-        };
-        Some(side(0) - side(1))
     }
 
     fn play(&mut self, action: Move) {

@@ -27,6 +27,7 @@
 //! - A FEN en-passant square no pawn can capture on is accepted and dropped.
 
 pub mod board;
+pub mod describe;
 pub mod game;
 pub mod movegen;
 pub mod moves;

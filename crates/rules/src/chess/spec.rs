@@ -43,6 +43,8 @@ pub trait ChessVariant:
     /// measures progress ([`crate::Game::material`]); not in Losers, where
     /// shedding pieces is the goal.
     const MATERIAL_MEASURES_PROGRESS: bool;
+    /// Display name ([`crate::Describe::NAME`]).
+    const NAME: &'static str;
     /// Start position text.
     const START_FEN: &'static str;
     /// Zobrist key family.
@@ -108,6 +110,7 @@ impl ChessVariant for LosersRules {
     const BARE_KING_WINS: bool = true;
     const INSUFFICIENT_MATERIAL_DRAW: bool = false;
     const MATERIAL_MEASURES_PROGRESS: bool = false;
+    const NAME: &'static str = "Losers Chess";
     const START_FEN: &'static str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
     const ZOBRIST_FAMILY: u64 = 0x4C4F_5345_5253; // "LOSERS"
     #[inline(always)]
@@ -139,6 +142,7 @@ impl ChessVariant for VikingRules {
     const BARE_KING_WINS: bool = false;
     const INSUFFICIENT_MATERIAL_DRAW: bool = true;
     const MATERIAL_MEASURES_PROGRESS: bool = true;
+    const NAME: &'static str = "Viking Chess";
     const START_FEN: &'static str = "12/12/12/12/1PPPP2pppp1/RPNNPPppnnpr/RBKQBPpbqkbr w - - 0 1";
     const ZOBRIST_FAMILY: u64 = 0x5649_4B49_4E47; // "VIKING"
     #[inline(always)]

@@ -62,6 +62,7 @@
 
 mod action;
 mod board;
+mod describe;
 mod notation;
 pub mod rays;
 
@@ -244,5 +245,17 @@ impl Game for Shakti {
 
     fn parse_move(&self, text: &str) -> Result<Vec<ShaktiAction>, ActionError> {
         parse_single_action_move(self, text, action::check_well_formed)
+    }
+
+    /// The warriors of White minus Black's, and half a warrior to the side
+    /// giving check (the greedy baseline's value).
+    fn static_value(&self) -> f32 {
+        let warriors = |p: Player| self.warriors(p).count_ones() as f32;
+        let check = match (self.in_check(), self.side_to_move()) {
+            (false, _) => 0.0,
+            (true, Player::First) => -0.5,
+            (true, Player::Second) => 0.5,
+        };
+        warriors(Player::First) - warriors(Player::Second) + check
     }
 }

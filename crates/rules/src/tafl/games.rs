@@ -102,6 +102,10 @@ macro_rules! tafl_game {
             fn mid_turn(&self) -> bool {
                 self.0.pending != Pending::None
             }
+
+            fn static_value(&self) -> f32 {
+                self.0.static_value()
+            }
         }
     };
 }

@@ -24,6 +24,7 @@
 
 pub mod action;
 pub mod board;
+pub mod describe;
 pub mod games;
 mod movegen;
 pub mod perft;

@@ -1,0 +1,106 @@
+//! [`Describe`] for the chess variants (`docs/rules.md` §1–2): a checkered
+//! board of figurines between White and Black, in FEN and UCI notation.
+
+use super::game::Chess;
+use super::moves::Piece;
+use super::spec::ChessVariant;
+use crate::describe::{BoardStyle, BoardView, Describe, Figure, Shade, Shape, SquareView};
+use crate::{Geometry, Player};
+
+/// Name and figurine of each piece kind, in [`Piece`] index order. The
+/// filled figurines serve both colours (the page colours them): the
+/// outline ones look hollow on a dark square.
+const FIGURES: [(&str, &str); 6] = [
+    ("pawn", "♟"),
+    ("knight", "♞"),
+    ("bishop", "♝"),
+    ("rook", "♜"),
+    ("queen", "♛"),
+    ("king", "♚"),
+];
+
+impl<V: ChessVariant> Describe for Chess<V> {
+    const NAME: &'static str = V::NAME;
+    const SIDES: [&'static str; 2] = ["White", "Black"];
+    const GEOMETRY: Geometry = Geometry::new(V::WIDTH, V::HEIGHT);
+    const CHESS_NOTATION: bool = true;
+
+    /// Squares are light where the file and the row counted from the top
+    /// are both even or both odd: the top-left square is light (a1 dark
+    /// on 8x8, as in FIDE chess).
+    fn board_view(&self) -> BoardView {
+        let geometry = Self::GEOMETRY;
+        BoardView::build(geometry, BoardStyle::Checkered, Vec::new(), |sq| {
+            let row = geometry.height - 1 - geometry.rank(sq);
+            let mut square = SquareView::empty(geometry, sq);
+            square.shade = Some(if (geometry.file(sq) + row) % 2 == 0 {
+                Shade::Light
+            } else {
+                Shade::Dark
+            });
+            if let Some((colour, piece)) = self.board().piece_at(sq) {
+                square.piece = Some(letter(colour, piece));
+                let (name, symbol) = FIGURES[piece as usize];
+                square.figure = Some(Figure {
+                    side: if colour == 0 {
+                        Player::First
+                    } else {
+                        Player::Second
+                    },
+                    name,
+                    symbol,
+                    shape: Shape::Glyph,
+                    colour: if colour == 0 {
+                        Shade::Light
+                    } else {
+                        Shade::Dark
+                    },
+                });
+            }
+            square
+        })
+    }
+}
+
+/// The FEN letter of `piece` of `colour` (0 White, upper case).
+fn letter(colour: usize, piece: Piece) -> char {
+    if colour == 0 {
+        piece.letter().to_ascii_uppercase()
+    } else {
+        piece.letter()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::describe::MoveShape;
+    use crate::{Game, Losers, Viking};
+
+    #[test]
+    fn boards_and_moves() {
+        let board = Losers::start().board_view();
+        assert_eq!((board.width, board.height, board.squares.len()), (8, 8, 64));
+        // a8 first, light; a1 dark; h1 light.
+        let at = |name: &str| board.squares.iter().find(|s| s.name == name).unwrap();
+        assert_eq!(board.squares[0].name, "a8");
+        assert_eq!(at("a8").shade, Some(Shade::Light));
+        assert_eq!(at("a1").shade, Some(Shade::Dark));
+        assert_eq!(at("h1").shade, Some(Shade::Light));
+        assert_eq!(at("e1").piece, Some('K'));
+        let king = at("e8").figure.unwrap();
+        assert_eq!(
+            (king.side, king.name, king.symbol, king.colour),
+            (Player::Second, "king", "♚", Shade::Dark)
+        );
+        assert_eq!(at("e4").figure, None);
+        assert!(board.powers.is_empty());
+        let viking = Viking::start().board_view();
+        assert_eq!((viking.width, viking.height), (12, 7));
+        let m = Losers::start().move_shape("e2e4");
+        assert_eq!(
+            (m.kind, m.path),
+            (MoveShape::MOVE, vec!["e2".into(), "e4".into()])
+        );
+    }
+}
