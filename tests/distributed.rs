@@ -311,6 +311,96 @@ fn s3_single_process_train_plays_and_trains() {
     );
 }
 
+/// `[eval]` with gating for the tiny config: a short match against the
+/// generation self-play used and two baselines.
+const EVAL: &str = r#"
+[eval]
+enabled = true
+games_vs_previous = 4
+games_vs_random = 2
+anchors = ["uct:8"]
+games_vs_anchors = 2
+simulations = 4
+concurrency = 2
+ply_cap = 40
+opening_plies = 2
+gate = true
+"#;
+
+/// The store's `metrics.jsonl`, one JSON value per line.
+fn store_metrics(store: &Store) -> Vec<serde_json::Value> {
+    let bytes = store.get("metrics.jsonl").unwrap().expect("metrics.jsonl");
+    String::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The trainer of a run in a store runs the generation loop of a run
+/// directory: `[eval]` matches and gating, `metrics.jsonl` and the
+/// learning curve, and a resumed trainer restores a lost metrics line.
+#[test]
+fn s3_trainer_evaluates_logs_metrics_and_draws_the_learning_curve() {
+    let Some(url) = s3_url("eval") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("eval.toml");
+    std::fs::write(&path, support::tiny_config(2, 5) + EVAL).unwrap();
+    let cfg = path.display().to_string();
+    let t = trainer(&url, &cfg, &["--trainer-only"]);
+    let w = worker(&url, "w1", &[]);
+    let log = t.succeed();
+    w.succeed();
+    assert!(
+        log.contains("generation 2:") && log.contains("random: +"),
+        "{log}"
+    );
+    let store = Store::open(&url).unwrap();
+    let lines = store_metrics(&store);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for (i, m) in lines.iter().enumerate() {
+        let g = i as u64 + 1;
+        assert_eq!(m["generation"], g);
+        let eval = &m["eval"];
+        assert_eq!(eval["generation"], g, "{m}");
+        assert_eq!(eval["vs_previous"]["games"], 4, "{m}");
+        assert_eq!(
+            eval["vs_previous"]["opponent"],
+            format!("gen-{:06}", m["selfplay_generation"].as_u64().unwrap())
+        );
+        assert_eq!(eval["baselines"][0]["opponent"], "random");
+        assert_eq!(eval["baselines"][1]["opponent"], "uct:8");
+        assert!(m["promoted"].is_boolean(), "{m}");
+        assert!(m["cpu_seconds_total"].as_f64().unwrap() > 0.0, "{m}");
+        // The bundle carries the same record.
+        let meta = json(&store, &format!("checkpoints/gen-{g:06}/model.json"));
+        assert_eq!(meta["training"]["eval"], m["eval"]);
+    }
+    // Generation 1 played generation 0, the origin of the Elo chain.
+    assert!(lines[0]["elo"].is_number(), "{}", lines[0]);
+    // Self-play follows the gate: the pointer names the bundle to play
+    // when the newest was not promoted.
+    let pointer = json(&store, "latest.json");
+    let promoted = lines[1]["promoted"].as_bool().unwrap();
+    assert_eq!(pointer["selfplay"].is_null(), promoted, "{pointer}");
+    let png = store
+        .get("learning-curve.png")
+        .unwrap()
+        .expect("learning curve");
+    assert_eq!(&png[1..4], b"PNG");
+    // A trainer killed between the pointer and the log loses the newest
+    // line; the next start restores it from the bundle.
+    let text = String::from_utf8(store.get("metrics.jsonl").unwrap().unwrap()).unwrap();
+    let first_line = text.lines().next().unwrap().to_string() + "\n";
+    store.put("metrics.jsonl", first_line.as_bytes()).unwrap();
+    let again = trainer(&url, &cfg, &["--trainer-only"]).succeed();
+    assert!(
+        again.contains("generation 2 is the last published"),
+        "{again}"
+    );
+    assert_eq!(store_metrics(&store), lines);
+}
+
 /// Body bytes of a chunk upload the relay passes on before it holds the
 /// rest back.
 const STALL_AFTER: usize = 1024;

@@ -363,9 +363,9 @@ impl Store {
         self.call("put", key, || async {
             match self.inner.put_opts(&path, payload.clone(), opts()).await {
                 Ok(PutResult { e_tag, .. }) => Ok(Swap::Written(e_tag.map(Version))),
-                Err(object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. }) => {
-                    Ok(Swap::Changed)
-                }
+                Err(
+                    object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },
+                ) => Ok(Swap::Changed),
                 Err(object_store::Error::NotImplemented { .. }) => Ok(Swap::Unsupported),
                 Err(e) => Err(e),
             }

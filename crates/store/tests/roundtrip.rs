@@ -93,15 +93,24 @@ fn a_local_folder_says_it_has_no_compare_and_swap() {
 
 #[test]
 fn s3_compare_and_swap() {
-    if std::env::var_os("AWS_ENDPOINT").is_none() {
-        println!(
-            "SKIPPED: s3_compare_and_swap: AWS_ENDPOINT is unset (scripts/s3-up.sh DIR; . DIR/env)"
-        );
+    let Some(url) = s3_url("s3_compare_and_swap", "cas") else {
         return;
+    };
+    exercise_put_if(&Store::open(&url).unwrap());
+}
+
+/// A fresh `s3://BUCKET/test-NAME-RANDOM` for `test`, or `None` (after
+/// printing `SKIPPED:`) when no S3 server is configured.
+fn s3_url(test: &str, name: &str) -> Option<String> {
+    if std::env::var_os("AWS_ENDPOINT").is_none() {
+        println!("SKIPPED: {test}: AWS_ENDPOINT is unset (scripts/s3-up.sh DIR; . DIR/env)");
+        return None;
     }
     let bucket = std::env::var("AWS_BUCKET").unwrap_or_else(|_| "lokizero".into());
-    let url = format!("s3://{bucket}/test-cas-{:08x}", rand::random::<u32>());
-    exercise_put_if(&Store::open(&url).unwrap());
+    Some(format!(
+        "s3://{bucket}/test-{name}-{:08x}",
+        rand::random::<u32>()
+    ))
 }
 
 #[test]
@@ -114,14 +123,9 @@ fn a_local_folder_is_a_store() {
 
 #[test]
 fn s3_store_round_trip() {
-    if std::env::var_os("AWS_ENDPOINT").is_none() {
-        println!(
-            "SKIPPED: s3_store_round_trip: AWS_ENDPOINT is unset (scripts/s3-up.sh DIR; . DIR/env)"
-        );
+    let Some(url) = s3_url("s3_store_round_trip", "store") else {
         return;
-    }
-    let bucket = std::env::var("AWS_BUCKET").unwrap_or_else(|_| "lokizero".into());
-    let url = format!("s3://{bucket}/test-store-{:08x}", rand::random::<u32>());
+    };
     let store = Store::open(&url).unwrap();
     exercise(&store);
     // A bucket that does not exist fails at once, named, without retries.

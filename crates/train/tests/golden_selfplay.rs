@@ -51,7 +51,10 @@ fn digest(run: &Path) -> String {
                 let p = e.unwrap().path();
                 if p.is_dir() {
                     stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "bin" || x == "safetensors") {
+                } else if p
+                    .extension()
+                    .is_some_and(|x| x == "bin" || x == "safetensors")
+                {
                     files.push(p);
                 }
             }

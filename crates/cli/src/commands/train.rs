@@ -97,11 +97,6 @@ fn run_on_store(
         ));
     }
     train::cluster::check_store_config(config)?;
-    if config.eval.enabled {
-        eprintln!(
-            "warning: a trainer on a store does not run [eval] (evaluate its bundles with lokizero match)"
-        );
-    }
     let store = std::sync::Arc::new(store::Store::open(url)?);
     store.check_reachable()?;
     let options = train::cluster::TrainerOptions {

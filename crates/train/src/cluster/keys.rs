@@ -13,6 +13,10 @@ pub const REPLAY: &str = "replay/";
 pub const HEARTBEATS: &str = "heartbeats/";
 /// Folder of the per-generation ledgers ([`super::ledger`]).
 pub const LEDGER: &str = "ledger/";
+/// The metrics log: one JSON line per published generation.
+pub const METRICS: &str = "metrics.jsonl";
+/// The learning-curve chart (with `[eval]`).
+pub const LEARNING_CURVE: &str = "learning-curve.png";
 /// Folder of the bundles.
 pub const CHECKPOINTS: &str = "checkpoints/";
 

@@ -216,7 +216,14 @@ impl Held {
                         self.version = Some(v);
                         return Ok(true);
                     }
-                    return self.note_holder();
+                    if !self.note_holder()? {
+                        return Ok(false);
+                    }
+                    // Gone (deleted by a trainer that lost it at exit):
+                    // create it again.
+                    self.store.put_new(keys::LEASE, &mine)?;
+                    self.version = version_if_mine(&self.store, &mine)?;
+                    return Ok(true);
                 }
                 Swap::Unsupported => self.version = None,
             }

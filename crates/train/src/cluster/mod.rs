@@ -15,10 +15,14 @@
 //! - `heartbeats/WORKER.json`: each worker's last report ([`heartbeat`]);
 //! - `lease.json`: the trainer's lease ([`lease`]).
 //!
+//! - `metrics.jsonl`, `learning-curve.png`: the metrics log and the chart,
+//!   as in a run directory.
+//!
 //! Writers: replay chunks are created once by their worker (create-only,
-//! unique keys); the pointer, bundles, ledgers, config and lease have one
-//! writer, the trainer holding the lease; each heartbeat has its worker.
-//! Nothing relies on compare-and-swap.
+//! unique keys); the pointer, bundles, ledgers, metrics log, chart, config
+//! and lease have one writer, the trainer holding the lease; each
+//! heartbeat has its worker. The lease itself is taken over and renewed
+//! by compare-and-swap where the store offers one ([`lease`]).
 
 pub mod heartbeat;
 pub mod keys;

@@ -16,7 +16,7 @@ use store::Store;
 
 use super::heartbeat::Heartbeat;
 use super::keys::{self, ChunkKey};
-use super::pointer::{fetch_bundle, now_unix, read_pointer, Pointer};
+use super::pointer::{fetch_published, now_unix, read_pointer, Pointer};
 use crate::config::RunConfig;
 use crate::error::{Result, TrainError};
 use crate::run::selfplay_phase::play_chunk;
@@ -50,6 +50,10 @@ pub struct WorkerSummary {
 pub(crate) struct Playing {
     /// Its generation.
     pub generation: u32,
+    /// The newest published generation when it was chosen (the chunks'
+    /// label: the same as `generation` unless `[eval] gate` keeps
+    /// self-play on an older one).
+    pub newest: u32,
     /// The network.
     pub net: Net,
 }
@@ -67,10 +71,11 @@ pub fn read_config(store: &Store) -> Result<Option<RunConfig>> {
     Ok(Some(RunConfig::from_toml(&text, &label)?))
 }
 
-/// Follow the pointer: load its bundle when it names a generation other
-/// than `playing`'s. A bundle that does not load for `E` (another variant,
-/// a checksum mismatch) is refused with a warning naming it, once, and the
-/// worker keeps its current network.
+/// Follow the pointer: load the bundle self-play should use
+/// ([`Pointer::playing`]) when it is another generation than `playing`'s.
+/// A bundle that does not load for `E` (another variant, a checksum
+/// mismatch) is refused with a warning naming it, once, and the worker
+/// keeps its current network.
 pub(crate) fn follow<E: Encode>(
     store: &Store,
     pointer: &Pointer,
@@ -78,15 +83,23 @@ pub(crate) fn follow<E: Encode>(
     refused: &mut Vec<u32>,
     device: &Device,
 ) {
-    let current = playing.as_ref().map(|p| p.generation);
-    if current == Some(pointer.generation) || refused.contains(&pointer.generation) {
+    let wanted = pointer.playing();
+    if let Some(p) = playing
+        .as_mut()
+        .filter(|p| p.generation == wanted.generation)
+    {
+        p.newest = p.newest.max(pointer.generation);
         return;
     }
-    match fetch_bundle::<E>(store, pointer, device) {
+    if refused.contains(&wanted.generation) {
+        return;
+    }
+    match fetch_published::<E>(store, &wanted, device) {
         Ok((net, _)) => {
-            eprintln!("playing with generation {}", pointer.generation);
+            eprintln!("playing with generation {}", wanted.generation);
             *playing = Some(Playing {
-                generation: pointer.generation,
+                generation: wanted.generation,
+                newest: pointer.generation,
                 net,
             });
         }
@@ -94,9 +107,9 @@ pub(crate) fn follow<E: Encode>(
             eprintln!(
                 "warning: refusing bundle {}/{}: {e}",
                 store.describe(),
-                pointer.bundle
+                wanted.bundle
             );
-            refused.push(pointer.generation);
+            refused.push(wanted.generation);
         }
     }
 }
@@ -127,7 +140,9 @@ pub(crate) fn play_and_upload<E: Encode>(
         seed,
     };
     let pb = crate::run::progress_bar(progress, sp.games_per_chunk as u64, "selfplay");
-    let g = playing.generation;
+    // Labelled with the newest generation, like a run directory's parts:
+    // the replay window counts them whatever bundle played.
+    let g = playing.newest;
     let (chunk, _) = play_chunk(&games, (g + 1, g), (&playing.net, device), || pb.inc(1));
     pb.finish_and_clear();
     let key = ChunkKey {
