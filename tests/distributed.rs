@@ -311,6 +311,26 @@ fn s3_single_process_train_plays_and_trains() {
     );
 }
 
+/// `--cpu-budget` on a store: the trainer stops after the generation that
+/// spends it, and the pointer ends the run there, so workers stop too.
+#[test]
+fn a_cpu_budget_ends_a_run_in_a_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = tmp.path().join("store").display().to_string();
+    let cfg = config(tmp.path(), 3);
+    let log = trainer(&url, &cfg, &["--cpu-budget", "0.001"]).succeed();
+    assert!(
+        log.contains("CPU budget spent") && log.contains("after generation 1"),
+        "{log}"
+    );
+    let store = Store::open(&url).unwrap();
+    let pointer = json(&store, "latest.json");
+    assert_eq!(pointer["generation"], 1, "{pointer}");
+    assert_eq!(pointer["last_generation"], 1, "{pointer}");
+    let w = worker(&url, "late", &[]).succeed();
+    assert!(w.contains("run finished at generation 1"), "{w}");
+}
+
 /// `[eval]` with gating for the tiny config: a short match against the
 /// generation self-play used and two baselines.
 const EVAL: &str = r#"

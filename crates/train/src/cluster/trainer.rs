@@ -34,7 +34,7 @@ use crate::run::generation::{
     assemble, bundle_meta, evaluate, train_on, Best, SelfPlayFigures, TrainJob, Trained,
 };
 use crate::run::report::{draw_learning_curve, print_generation_line};
-use crate::run::shape_for;
+use crate::run::{budget_reached, shape_for};
 
 /// Options of a trainer.
 #[derive(Clone, Debug)]
@@ -52,6 +52,12 @@ pub struct TrainerOptions {
     /// Start a new run from this local bundle instead of an untrained
     /// network (ignored when the store already has a pointer).
     pub init_from: Option<std::path::PathBuf>,
+    /// Stop after the first generation at which this run's
+    /// `cpu_seconds_total` has grown by this many seconds since its first
+    /// generation (`--cpu-budget`), even before `generations`; the pointer
+    /// then names the last generation, so workers stop too. Counts the
+    /// trainer's process only (workers do not report their CPU time).
+    pub cpu_budget_seconds: Option<f64>,
 }
 
 /// The worker id of the chunks a trainer plays itself.
@@ -126,7 +132,25 @@ pub fn run_trainer<E: Encode>(
     // CPU time of this process since the last generation: its training,
     // evaluation and the self-play it played itself.
     let mut cpu0 = process_cpu_seconds();
+    let first_total = match options.cpu_budget_seconds {
+        Some(_) if pointer.generation > pointer.first_generation => {
+            record_at(&store, pointer.first_generation)?.and_then(|r| r.cpu_seconds_total)
+        }
+        _ => prev.cpu_seconds_total,
+    };
     while !pointer.finished() {
+        if let Some(budget) = options.cpu_budget_seconds {
+            let spent = prev.cpu_seconds_total.unwrap_or(0.0) - first_total.unwrap_or(0.0);
+            if pointer.generation > pointer.first_generation
+                && budget_reached(spent, budget, pointer.generation)
+            {
+                // The run ends here: workers stop at the pointer.
+                pointer.last_generation = pointer.generation;
+                lease.check()?;
+                write_pointer(&store, &pointer)?;
+                break;
+            }
+        }
         let g = pointer.generation + 1;
         let oldest = g.saturating_sub(config.training.replay_window);
         let window = (oldest, pointer.generation);
