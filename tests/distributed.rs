@@ -331,6 +331,41 @@ fn a_cpu_budget_ends_a_run_in_a_store() {
     assert!(w.contains("run finished at generation 1"), "{w}");
 }
 
+/// `branch_fraction` on a store: the games played for generation 2 start
+/// from positions of generation 1's games, which the player reads from
+/// the store (a worker on another machine has no other copy).
+#[test]
+fn branched_self_play_in_a_store_starts_from_earlier_games() {
+    use rules::Game;
+    let tmp = tempfile::tempdir().unwrap();
+    let url = tmp.path().join("store").display().to_string();
+    let path = tmp.path().join("branch.toml");
+    let text = support::tiny_config(2, 7).replace(
+        "games_per_chunk = 2",
+        "games_per_chunk = 2\nbranch_fraction = 1.0",
+    );
+    std::fs::write(&path, text).unwrap();
+    trainer(&url, &path.display().to_string(), &[]).succeed();
+    let store = Store::open(&url).unwrap();
+    let starts = |label: u32| -> Vec<String> {
+        let mut starts = Vec::new();
+        for o in store.list(&format!("replay/gen-{label:06}/")).unwrap() {
+            let bytes = store.get(&o.key).unwrap().unwrap();
+            let chunk =
+                selfplay::replay::decode_chunk_for::<rules::Shakti>(&bytes, Path::new(&o.key))
+                    .unwrap();
+            starts.extend(chunk.games.into_iter().map(|r| r.start));
+        }
+        starts
+    };
+    let start = rules::Shakti::start().to_text();
+    let first = starts(0);
+    assert!(!first.is_empty() && first.iter().all(|s| *s == start));
+    let branched = starts(1);
+    assert!(!branched.is_empty());
+    assert!(branched.iter().all(|s| *s != start), "{branched:?}");
+}
+
 /// `[eval]` with gating for the tiny config: a short match against the
 /// generation self-play used and two baselines.
 const EVAL: &str = r#"

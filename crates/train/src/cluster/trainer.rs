@@ -25,7 +25,7 @@ use super::pointer::{
     fetch_bundle, fetch_published, now_unix, read_pointer, upload_bundle, write_pointer, Pointer,
     Published,
 };
-use super::worker::{play_and_upload, Playing};
+use super::worker::{play_and_upload, BranchCache, Playing};
 use crate::config::RunConfig;
 use crate::cputime::process_cpu_seconds;
 use crate::error::{Result, TrainError};
@@ -129,6 +129,7 @@ pub fn run_trainer<E: Encode>(
         ..Default::default()
     };
     let start = super::start_position::<E>(config)?;
+    let mut branch = BranchCache::new();
     // CPU time of this process since the last generation: its training,
     // evaluation and the self-play it played itself.
     let mut cpu0 = process_cpu_seconds();
@@ -161,10 +162,11 @@ pub fn run_trainer<E: Encode>(
                     newest: pointer.generation,
                     net: best.net.clone(),
                 };
+                let starts = branch.starts(&store, config, pointer.generation)?;
                 play_and_upload(
                     &store,
                     config,
-                    &start,
+                    (&start, starts),
                     (OWN_WORKER, &playing),
                     device,
                     options.progress,

@@ -5,12 +5,13 @@
 //! keeps playing with it until the next chunk boundary, where it looks at
 //! the pointer again.
 
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
 use encoding::Encode;
 use model::Net;
-use selfplay::replay::encode_chunk;
+use selfplay::replay::{decode_chunk_for, encode_chunk};
 use selfplay::Games;
 use store::Store;
 
@@ -19,6 +20,8 @@ use super::keys::{self, ChunkKey};
 use super::pointer::{fetch_published, now_unix, read_pointer, Pointer};
 use crate::config::RunConfig;
 use crate::error::{Result, TrainError};
+use crate::run::branch::BranchPool;
+use crate::run::seed_for;
 use crate::run::selfplay_phase::play_chunk;
 
 /// Options of a worker.
@@ -114,26 +117,86 @@ pub(crate) fn follow<E: Encode>(
     }
 }
 
-/// Play one chunk of `games_per_chunk` games with `playing` and upload it
-/// create-only under a fresh key. Returns its key and counts.
+/// Branch starts (`[selfplay] branch_fraction`) for the chunks labelled
+/// with one generation, cached until the label changes.
+pub(crate) struct BranchCache<E> {
+    label: Option<u32>,
+    starts: Vec<E>,
+}
+
+impl<E: Encode> BranchCache<E> {
+    /// An empty cache.
+    pub(crate) fn new() -> Self {
+        BranchCache {
+            label: None,
+            starts: Vec::new(),
+        }
+    }
+
+    /// The branch starts of chunks labelled `newest`: positions of the
+    /// previous generation's games, the chunks labelled `newest - 1`
+    /// (drawn as in a run directory, [`BranchPool`]). Read once per label;
+    /// a chunk that does not decode is skipped with a warning.
+    ///
+    /// # Errors
+    /// A store error.
+    pub(crate) fn starts(
+        &mut self,
+        store: &Store,
+        config: &RunConfig,
+        newest: u32,
+    ) -> Result<&[E]> {
+        if self.label != Some(newest) {
+            self.starts = branch_starts::<E>(store, config, newest)?;
+            self.label = Some(newest);
+        }
+        Ok(&self.starts)
+    }
+}
+
+/// See [`BranchCache::starts`].
+fn branch_starts<E: Encode>(store: &Store, config: &RunConfig, newest: u32) -> Result<Vec<E>> {
+    let sp = &config.selfplay;
+    if sp.branch_fraction <= 0.0 || newest == 0 {
+        return Ok(Vec::new());
+    }
+    // The seed a run directory uses for the same target generation.
+    let mut pool = BranchPool::new(sp, seed_for(config, newest + 1, u32::MAX));
+    for o in store.list(&keys::replay_folder(newest - 1))? {
+        if ChunkKey::parse(&o.key).is_none() {
+            continue;
+        }
+        let Some(bytes) = store.get(&o.key)? else {
+            continue;
+        };
+        let label = format!("{}/{}", store.describe(), o.key);
+        match decode_chunk_for::<E>(&bytes, Path::new(&label)) {
+            Ok(chunk) => chunk.games.iter().for_each(|r| pool.add(r)),
+            Err(e) => eprintln!("warning: branch starts: skipping {label}: {e}"),
+        }
+    }
+    Ok(pool.starts())
+}
+
+/// Play one chunk of `games_per_chunk` games with `playing` from `start`
+/// (and, for `branch_fraction` of them, from `branch_starts`) and upload
+/// it create-only under a fresh key. Returns its key and counts.
 ///
 /// # Errors
 /// A store error (after the store's retries).
 pub(crate) fn play_and_upload<E: Encode>(
     store: &Store,
     config: &RunConfig,
-    start: &E,
+    (start, branch_starts): (&E, &[E]),
     (worker, playing): (&str, &Playing),
     device: &Device,
     progress: bool,
 ) -> Result<ChunkKey> {
     let sp = &config.selfplay;
     let seed = rand::random::<u64>();
-    // Branched starts (`branch_fraction`) need the previous generation's
-    // games, which a worker does not hold: every game starts from `start`.
     let games = Games {
         start,
-        branch_starts: &[],
+        branch_starts,
         search: &config.search,
         config: sp,
         count: sp.games_per_chunk,
@@ -176,6 +239,7 @@ pub fn run_worker<E: Encode>(
         )));
     }
     let start = super::start_position::<E>(config)?;
+    let mut branch = BranchCache::new();
     let (mut playing, mut refused) = (None, Vec::new());
     let mut done = WorkerSummary::default();
     let mut beat = Heartbeat {
@@ -197,10 +261,11 @@ pub fn run_worker<E: Encode>(
             std::thread::sleep(options.poll);
             continue;
         };
+        let starts = branch.starts(store, config, current.newest)?;
         let key = play_and_upload(
             store,
             config,
-            &start,
+            (&start, starts),
             (&options.worker, current),
             device,
             options.progress,

@@ -30,7 +30,7 @@
 //! trains the previous network with a fresh optimiser), so a resumed run
 //! continues exactly as an uninterrupted one would, up to randomness.
 
-mod branch;
+pub(crate) mod branch;
 mod dir;
 pub(crate) mod generation;
 pub(crate) mod report;
@@ -106,7 +106,8 @@ struct RunContext<'a, E> {
     options: &'a RunOptions,
 }
 
-fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
+/// The seed of part `part` of generation `generation`'s random draws.
+pub(crate) fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
     rules::zobrist::key(
         config.seed ^ 0x5EED,
         ((generation as u64) << 20) | part as u64,
