@@ -234,14 +234,17 @@ fn a_trainer_and_two_workers_on_a_local_folder() {
     let store = Store::open(&url).unwrap();
     check_ledgers(&store, 2);
     // A local store is a folder a bundle loader reads as is, and its
-    // bundles carry their lineage (generations; CPU-hours unknown, as the
-    // workers' CPU time is not reported).
+    // bundles carry their lineage (generations, and CPU-hours: the workers
+    // report the CPU time of each chunk).
     let meta: serde_json::Value = serde_json::from_slice(
         &std::fs::read(tmp.path().join("store/checkpoints/gen-000002/model.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(meta["lineage"]["generations"], 2, "{meta}");
-    assert!(meta["lineage"]["cpu_hours"].is_null(), "{meta}");
+    assert!(
+        meta["lineage"]["cpu_hours"].as_f64().unwrap() > 0.0,
+        "{meta}"
+    );
     let out = Command::new(BIN)
         .args(["status", "--store", &url])
         .output()
@@ -364,6 +367,53 @@ fn branched_self_play_in_a_store_starts_from_earlier_games() {
     let branched = starts(1);
     assert!(!branched.is_empty());
     assert!(branched.iter().all(|s| *s != start), "{branched:?}");
+}
+
+/// Resignation on a store: each generation measures the false positives
+/// of the workers' played-out games (the figures they write next to each
+/// chunk), calibrates the next threshold, and the pointer hands it to the
+/// workers; the workers' CPU time counts in the generation's.
+#[test]
+fn resignation_is_recalibrated_through_the_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = tmp.path().join("store").display().to_string();
+    let path = tmp.path().join("resign.toml");
+    let text = support::tiny_config(2, 7).replace(
+        "games_per_chunk = 2\n",
+        "games_per_chunk = 2\nresign = true\nresign_threshold = 1.0\n\
+         resign_threshold_max = 1.0\nresign_consecutive = 1\nresign_playout_fraction = 0.5\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let t = trainer(&url, &path.display().to_string(), &["--trainer-only"]);
+    let w = worker(&url, "w1", &[]);
+    t.succeed();
+    w.succeed();
+    let store = Store::open(&url).unwrap();
+    let lines = store_metrics(&store);
+    assert_eq!(lines.len(), 2);
+    let first = &lines[0];
+    assert_eq!(first["resign_threshold"], 1.0, "{first}");
+    let (resigned, played_out) = (
+        first["resigned_games"].as_u64().unwrap(),
+        first["resign_played_out_games"].as_u64().unwrap(),
+    );
+    assert_eq!(
+        resigned + played_out,
+        first["games"].as_u64().unwrap(),
+        "{first}"
+    );
+    let next = first["resign_threshold_next"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&next), "{first}");
+    assert_eq!(lines[1]["resign_threshold"].as_f64().unwrap(), next);
+    let pointer = json(&store, "latest.json");
+    assert_eq!(
+        pointer["resign_threshold"].as_f64().unwrap(),
+        lines[1]["resign_threshold_next"].as_f64().unwrap(),
+        "{pointer}"
+    );
+    for line in &lines {
+        assert!(line["cpu_seconds"].as_f64().unwrap() > 0.0, "{line}");
+    }
 }
 
 /// `[eval]` with gating for the tiny config: a short match against the

@@ -35,8 +35,8 @@ pub struct TrainArgs {
     generations: Option<u32>,
     /// Stop once the run has used this many CPU-seconds in total (all
     /// threads; checked after each generation, so the last one completes).
-    /// For comparing settings at equal compute. With --store it counts the
-    /// trainer's process only (workers do not report their CPU time).
+    /// For comparing settings at equal compute. With --store: the trainer's
+    /// CPU time plus what the workers report for the chunks it trained on.
     #[arg(long, value_name = "SECONDS")]
     cpu_budget: Option<f64>,
     /// Start from this bundle (e.g. models/hnefatafl) instead of an

@@ -42,6 +42,10 @@ pub struct Pointer {
     /// when self-play uses the newest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selfplay: Option<Published>,
+    /// The resignation threshold self-play uses, as the last generation
+    /// with resignation on calibrated it; absent before (the config's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign_threshold: Option<f32>,
 }
 
 /// A published bundle.

@@ -25,7 +25,7 @@ use super::pointer::{
     fetch_bundle, fetch_published, now_unix, read_pointer, upload_bundle, write_pointer, Pointer,
     Published,
 };
-use super::worker::{play_and_upload, BranchCache, Playing};
+use super::worker::{play_and_upload, BranchCache, ChunkStats, Playing};
 use crate::config::RunConfig;
 use crate::cputime::process_cpu_seconds;
 use crate::error::{Result, TrainError};
@@ -33,7 +33,7 @@ use crate::metrics::{parse_metrics, push_metrics_line, GenerationMetrics};
 use crate::run::generation::{
     assemble, bundle_meta, evaluate, train_on, Best, SelfPlayFigures, TrainJob, Trained,
 };
-use crate::run::report::{draw_learning_curve, print_generation_line};
+use crate::run::report::{draw_learning_curve, print_generation_line, resign_metrics};
 use crate::run::{budget_reached, shape_for};
 
 /// Options of a trainer.
@@ -56,7 +56,8 @@ pub struct TrainerOptions {
     /// `cpu_seconds_total` has grown by this many seconds since its first
     /// generation (`--cpu-budget`), even before `generations`; the pointer
     /// then names the last generation, so workers stop too. Counts the
-    /// trainer's process only (workers do not report their CPU time).
+    /// trainer's process time and the CPU time the workers report for the
+    /// chunks it counted.
     pub cpu_budget_seconds: Option<f64>,
 }
 
@@ -78,6 +79,30 @@ struct Replay {
 struct Fresh {
     counted: Vec<Counted>,
     games: Vec<GameRecord>,
+    /// The chunks' self-play figures, merged.
+    stats: selfplay::SelfPlayStats,
+    /// CPU time the workers spent on the chunks (the trainer's own chunks
+    /// are in its process time); `None` when a chunk did not say.
+    worker_cpu_seconds: Option<f64>,
+}
+
+/// The figures written next to chunk `key`; `None` (with a warning when
+/// present but unreadable) without them.
+///
+/// # Errors
+/// A store error.
+fn read_chunk_stats(store: &Store, key: &str) -> Result<Option<ChunkStats>> {
+    let Some(stats_key) = keys::chunk_stats(key) else {
+        return Ok(None);
+    };
+    let Some(bytes) = store.get(&stats_key)? else {
+        return Ok(None);
+    };
+    let parsed = serde_json::from_slice::<ChunkStats>(&bytes);
+    if let Err(e) = &parsed {
+        eprintln!("warning: ignoring {}/{stats_key}: {e}", store.describe());
+    }
+    Ok(parsed.ok())
 }
 
 /// Refuse a config that a run in a store cannot honour, before anything
@@ -161,6 +186,7 @@ pub fn run_trainer<E: Encode>(
                     generation: best.generation,
                     newest: pointer.generation,
                     net: best.net.clone(),
+                    resign_threshold: pointer.resign_threshold,
                 };
                 let starts = branch.starts(&store, config, pointer.generation)?;
                 play_and_upload(
@@ -194,13 +220,28 @@ pub fn run_trainer<E: Encode>(
             positions_per_second: None,
             games_per_hour: None,
         };
-        let metrics = assemble(
+        let mut metrics = assemble(
             config,
             (g, &prev, cpu0),
             (&fresh.games, figures),
             &trained,
             eval.as_ref().map(|e| (e, best.elo)),
         );
+        // The workers' self-play counts with the trainer's own time.
+        let cpu_known = fresh.worker_cpu_seconds.is_some();
+        metrics.cpu_seconds = metrics
+            .cpu_seconds
+            .map(|c| c + fresh.worker_cpu_seconds.unwrap_or(0.0));
+        metrics.cpu_seconds_total = metrics
+            .cpu_seconds
+            .map(|c| c + prev.cpu_seconds_total.unwrap_or(0.0));
+        if config.selfplay.resign {
+            let threshold = pointer
+                .resign_threshold
+                .unwrap_or(config.selfplay.resign_threshold)
+                .min(config.selfplay.resign_threshold_max);
+            metrics.resign = Some(resign_metrics(&config.selfplay, threshold, &fresh.stats));
+        }
         net = trained.net;
         if metrics.promoted.unwrap_or(true) {
             best = BestNet {
@@ -211,22 +252,21 @@ pub fn run_trainer<E: Encode>(
         }
         // A trainer whose lease was taken over publishes nothing more.
         lease.check()?;
-        // The lineage's CPU-hours are known only while this process played
-        // every game itself (workers do not report their CPU time).
-        let own = fresh
-            .counted
-            .iter()
-            .all(|c| ChunkKey::parse(&c.key).is_some_and(|k| k.worker == OWN_WORKER));
-        let cpu_total = metrics.cpu_seconds_total.filter(|_| own);
+        // The lineage's CPU-hours are known while every chunk reported its
+        // CPU time.
+        let cpu_total = metrics.cpu_seconds_total.filter(|_| cpu_known);
         let meta = bundle_meta::<E>(config, &metrics, (lineage.as_ref(), cpu_total));
         lineage = meta.lineage.clone();
-        pointer = publish(
-            &store,
-            (&net, &meta, best.published(&store, &pointer)?),
-            &mut replay,
-            fresh,
-            &pointer,
-        )?;
+        let next = Pointer {
+            selfplay: best.published(&store, &pointer)?,
+            resign_threshold: metrics
+                .resign
+                .as_ref()
+                .map(|r| r.resign_threshold_next as f32)
+                .or(pointer.resign_threshold),
+            ..pointer.clone()
+        };
+        pointer = publish(&store, (&net, &meta), &mut replay, fresh, &next)?;
         append_store_metrics(&store, &metrics)?;
         if config.eval.enabled {
             upload_learning_curve::<E>(&store);
@@ -525,6 +565,7 @@ fn first_bundle<E: Encode>(
         last_generation: g + config.generations,
         published_unix: now_unix(),
         selfplay: None,
+        resign_threshold: None,
     };
     Ok(Opened::new(pointer, net, meta))
 }
@@ -598,6 +639,8 @@ fn due<E: Encode>(
     let mut fresh = Fresh {
         counted: Vec::new(),
         games: Vec::new(),
+        stats: selfplay::SelfPlayStats::default(),
+        worker_cpu_seconds: Some(0.0),
     };
     for (key, k) in new {
         let Some(bytes) = store.get(&key)? else {
@@ -610,6 +653,19 @@ fn due<E: Encode>(
                     games: chunk.games.len() as u64,
                     positions: chunk.games.iter().map(|r| r.recorded() as u64).sum(),
                 });
+                let figures = read_chunk_stats(store, &key)?;
+                let own = k.worker == OWN_WORKER;
+                fresh.worker_cpu_seconds = match (&figures, own) {
+                    (_, true) => fresh.worker_cpu_seconds,
+                    (Some(f), false) => fresh
+                        .worker_cpu_seconds
+                        .zip(f.cpu_seconds)
+                        .map(|(a, b)| a + b),
+                    (None, false) => None,
+                };
+                if let Some(f) = figures {
+                    fresh.stats.merge(f.stats);
+                }
                 fresh.games.extend(chunk.games.iter().cloned());
                 replay.cache.insert(key, (k, chunk.games));
             }
@@ -683,11 +739,10 @@ fn train_generation<E: Encode>(
 
 /// Publish a generation: its bundle (weights, then `model.json` with
 /// `meta`, which holds its metrics record), its ledger, then the pointer
-/// (naming `selfplay` when self-play stays on an older generation).
-/// Returns the new pointer.
+/// (`before` with the new generation). Returns the new pointer.
 fn publish(
     store: &Store,
-    (net, meta, selfplay): (&Net, &model::BundleMeta, Option<Published>),
+    (net, meta): (&Net, &model::BundleMeta),
     replay: &mut Replay,
     fresh: Fresh,
     before: &Pointer,
@@ -716,7 +771,6 @@ fn publish(
         bundle: keys::bundle(g),
         weights_sha256: model::bundle::sha256_hex(&files.weights),
         published_unix: now_unix(),
-        selfplay,
         ..before.clone()
     };
     write_pointer(store, &pointer)?;

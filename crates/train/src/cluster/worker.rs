@@ -12,13 +12,15 @@ use burn::tensor::Device;
 use encoding::Encode;
 use model::Net;
 use selfplay::replay::{decode_chunk_for, encode_chunk};
-use selfplay::Games;
+use selfplay::{Games, SelfPlayConfig};
+use serde::{Deserialize, Serialize};
 use store::Store;
 
 use super::heartbeat::Heartbeat;
 use super::keys::{self, ChunkKey};
 use super::pointer::{fetch_published, now_unix, read_pointer, Pointer};
 use crate::config::RunConfig;
+use crate::cputime::process_cpu_seconds;
 use crate::error::{Result, TrainError};
 use crate::run::branch::BranchPool;
 use crate::run::seed_for;
@@ -59,6 +61,23 @@ pub(crate) struct Playing {
     pub newest: u32,
     /// The network.
     pub net: Net,
+    /// The resignation threshold the trainer calibrated (`None`: the
+    /// config's).
+    pub resign_threshold: Option<f32>,
+}
+
+/// The self-play figures of one chunk, written next to it
+/// ([`keys::chunk_stats`]) for the trainer: what the chunk's games alone
+/// do not tell (resignation samples, CPU time).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct ChunkStats {
+    /// The counts and resignation samples of the chunk's self-play.
+    pub stats: selfplay::SelfPlayStats,
+    /// CPU time the playing process spent on the chunk (all threads);
+    /// `None` where the platform does not say.
+    pub cpu_seconds: Option<f64>,
+    /// The resignation threshold the games were played with.
+    pub resign_threshold: f32,
 }
 
 /// The run config the trainer wrote into `store`, `None` before it did.
@@ -92,6 +111,7 @@ pub(crate) fn follow<E: Encode>(
         .filter(|p| p.generation == wanted.generation)
     {
         p.newest = p.newest.max(pointer.generation);
+        p.resign_threshold = pointer.resign_threshold;
         return;
     }
     if refused.contains(&wanted.generation) {
@@ -104,6 +124,7 @@ pub(crate) fn follow<E: Encode>(
                 generation: wanted.generation,
                 newest: pointer.generation,
                 net,
+                resign_threshold: pointer.resign_threshold,
             });
         }
         Err(e) => {
@@ -192,8 +213,15 @@ pub(crate) fn play_and_upload<E: Encode>(
     device: &Device,
     progress: bool,
 ) -> Result<ChunkKey> {
-    let sp = &config.selfplay;
+    let sp = &SelfPlayConfig {
+        resign_threshold: playing
+            .resign_threshold
+            .unwrap_or(config.selfplay.resign_threshold)
+            .min(config.selfplay.resign_threshold_max),
+        ..config.selfplay.clone()
+    };
     let seed = rand::random::<u64>();
+    let cpu0 = process_cpu_seconds();
     let games = Games {
         start,
         branch_starts,
@@ -206,7 +234,7 @@ pub(crate) fn play_and_upload<E: Encode>(
     // Labelled with the newest generation, like a run directory's parts:
     // the replay window counts them whatever bundle played.
     let g = playing.newest;
-    let (chunk, _) = play_chunk(&games, (g + 1, g), (&playing.net, device), || pb.inc(1));
+    let (chunk, stats) = play_chunk(&games, (g + 1, g), (&playing.net, device), || pb.inc(1));
     pb.finish_and_clear();
     let key = ChunkKey {
         generation: g,
@@ -215,9 +243,23 @@ pub(crate) fn play_and_upload<E: Encode>(
         positions: chunk.games.iter().map(|r| r.recorded() as u64).sum(),
     };
     let bytes = encode_chunk(&chunk);
+    let figures = ChunkStats {
+        stats,
+        cpu_seconds: match (cpu0, process_cpu_seconds()) {
+            (Some(a), Some(b)) => Some(b - a),
+            _ => None,
+        },
+        resign_threshold: sp.resign_threshold,
+    };
     // A fresh random suffix per attempt: `false` (the key exists) can only
-    // be this upload's own earlier try, retried after a lost answer.
-    store.put_new(&key.key(rand::random()), &bytes)?;
+    // be this upload's own earlier try, retried after a lost answer. The
+    // figures go first, so a counted chunk has them.
+    let chunk_key = key.key(rand::random());
+    if let Some(stats_key) = keys::chunk_stats(&chunk_key) {
+        let text = serde_json::to_vec(&figures).unwrap_or_default();
+        store.put_new(&stats_key, &text)?;
+    }
+    store.put_new(&chunk_key, &bytes)?;
     Ok(key)
 }
 

@@ -189,7 +189,7 @@ fn opponents(records: &[GenerationMetrics]) -> Vec<String> {
 /// games resigned and were played out, the false-positive rate measured on
 /// the played-out games at that threshold, and the threshold calibrated for
 /// the next generation ([`selfplay::resign`]).
-pub(super) fn resign_metrics(
+pub(crate) fn resign_metrics(
     sp: &SelfPlayConfig,
     threshold: f32,
     stats: &selfplay::SelfPlayStats,
