@@ -234,14 +234,17 @@ fn a_trainer_and_two_workers_on_a_local_folder() {
     let store = Store::open(&url).unwrap();
     check_ledgers(&store, 2);
     // A local store is a folder a bundle loader reads as is, and its
-    // bundles carry their lineage (generations; CPU-hours unknown, as the
-    // workers' CPU time is not reported).
+    // bundles carry their lineage (generations, and CPU-hours: the workers
+    // report the CPU time of each chunk).
     let meta: serde_json::Value = serde_json::from_slice(
         &std::fs::read(tmp.path().join("store/checkpoints/gen-000002/model.json")).unwrap(),
     )
     .unwrap();
     assert_eq!(meta["lineage"]["generations"], 2, "{meta}");
-    assert!(meta["lineage"]["cpu_hours"].is_null(), "{meta}");
+    assert!(
+        meta["lineage"]["cpu_hours"].as_f64().unwrap() > 0.0,
+        "{meta}"
+    );
     let out = Command::new(BIN)
         .args(["status", "--store", &url])
         .output()
@@ -309,6 +312,198 @@ fn s3_single_process_train_plays_and_trains() {
         again.contains("generation 1 is the last published"),
         "{again}"
     );
+}
+
+/// `--cpu-budget` on a store: the trainer stops after the generation that
+/// spends it, and the pointer ends the run there, so workers stop too.
+#[test]
+fn a_cpu_budget_ends_a_run_in_a_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = tmp.path().join("store").display().to_string();
+    let cfg = config(tmp.path(), 3);
+    let log = trainer(&url, &cfg, &["--cpu-budget", "0.001"]).succeed();
+    assert!(
+        log.contains("CPU budget spent") && log.contains("after generation 1"),
+        "{log}"
+    );
+    let store = Store::open(&url).unwrap();
+    let pointer = json(&store, "latest.json");
+    assert_eq!(pointer["generation"], 1, "{pointer}");
+    assert_eq!(pointer["last_generation"], 1, "{pointer}");
+    let w = worker(&url, "late", &[]).succeed();
+    assert!(w.contains("run finished at generation 1"), "{w}");
+}
+
+/// `branch_fraction` on a store: the games played for generation 2 start
+/// from positions of generation 1's games, which the player reads from
+/// the store (a worker on another machine has no other copy).
+#[test]
+fn branched_self_play_in_a_store_starts_from_earlier_games() {
+    use rules::Game;
+    let tmp = tempfile::tempdir().unwrap();
+    let url = tmp.path().join("store").display().to_string();
+    let path = tmp.path().join("branch.toml");
+    let text = support::tiny_config(2, 7).replace(
+        "games_per_chunk = 2",
+        "games_per_chunk = 2\nbranch_fraction = 1.0",
+    );
+    std::fs::write(&path, text).unwrap();
+    trainer(&url, &path.display().to_string(), &[]).succeed();
+    let store = Store::open(&url).unwrap();
+    let starts = |label: u32| -> Vec<String> {
+        let mut starts = Vec::new();
+        for o in store.list(&format!("replay/gen-{label:06}/")).unwrap() {
+            let bytes = store.get(&o.key).unwrap().unwrap();
+            let chunk =
+                selfplay::replay::decode_chunk_for::<rules::Shakti>(&bytes, Path::new(&o.key))
+                    .unwrap();
+            starts.extend(chunk.games.into_iter().map(|r| r.start));
+        }
+        starts
+    };
+    let start = rules::Shakti::start().to_text();
+    let first = starts(0);
+    assert!(!first.is_empty() && first.iter().all(|s| *s == start));
+    let branched = starts(1);
+    assert!(!branched.is_empty());
+    assert!(branched.iter().all(|s| *s != start), "{branched:?}");
+}
+
+/// Resignation on a store: each generation measures the false positives
+/// of the workers' played-out games (the figures they write next to each
+/// chunk), calibrates the next threshold, and the pointer hands it to the
+/// workers; the workers' CPU time counts in the generation's.
+#[test]
+fn resignation_is_recalibrated_through_the_store() {
+    let tmp = tempfile::tempdir().unwrap();
+    let url = tmp.path().join("store").display().to_string();
+    let path = tmp.path().join("resign.toml");
+    let text = support::tiny_config(2, 7).replace(
+        "games_per_chunk = 2\n",
+        "games_per_chunk = 2\nresign = true\nresign_threshold = 1.0\n\
+         resign_threshold_max = 1.0\nresign_consecutive = 1\nresign_playout_fraction = 0.5\n",
+    );
+    std::fs::write(&path, text).unwrap();
+    let t = trainer(&url, &path.display().to_string(), &["--trainer-only"]);
+    let w = worker(&url, "w1", &[]);
+    t.succeed();
+    w.succeed();
+    let store = Store::open(&url).unwrap();
+    let lines = store_metrics(&store);
+    assert_eq!(lines.len(), 2);
+    let first = &lines[0];
+    assert_eq!(first["resign_threshold"], 1.0, "{first}");
+    let (resigned, played_out) = (
+        first["resigned_games"].as_u64().unwrap(),
+        first["resign_played_out_games"].as_u64().unwrap(),
+    );
+    assert_eq!(
+        resigned + played_out,
+        first["games"].as_u64().unwrap(),
+        "{first}"
+    );
+    let next = first["resign_threshold_next"].as_f64().unwrap();
+    assert!((-1.0..=1.0).contains(&next), "{first}");
+    assert_eq!(lines[1]["resign_threshold"].as_f64().unwrap(), next);
+    let pointer = json(&store, "latest.json");
+    assert_eq!(
+        pointer["resign_threshold"].as_f64().unwrap(),
+        lines[1]["resign_threshold_next"].as_f64().unwrap(),
+        "{pointer}"
+    );
+    for line in &lines {
+        assert!(line["cpu_seconds"].as_f64().unwrap() > 0.0, "{line}");
+    }
+}
+
+/// `[eval]` with gating for the tiny config: a short match against the
+/// generation self-play used and two baselines.
+const EVAL: &str = r#"
+[eval]
+enabled = true
+games_vs_previous = 4
+games_vs_random = 2
+anchors = ["uct:8"]
+games_vs_anchors = 2
+simulations = 4
+concurrency = 2
+ply_cap = 40
+opening_plies = 2
+gate = true
+"#;
+
+/// The store's `metrics.jsonl`, one JSON value per line.
+fn store_metrics(store: &Store) -> Vec<serde_json::Value> {
+    let bytes = store.get("metrics.jsonl").unwrap().expect("metrics.jsonl");
+    String::from_utf8(bytes)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// The trainer of a run in a store runs the generation loop of a run
+/// directory: `[eval]` matches and gating, `metrics.jsonl` and the
+/// learning curve, and a resumed trainer restores a lost metrics line.
+#[test]
+fn s3_trainer_evaluates_logs_metrics_and_draws_the_learning_curve() {
+    let Some(url) = s3_url("eval") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join("eval.toml");
+    std::fs::write(&path, support::tiny_config(2, 5) + EVAL).unwrap();
+    let cfg = path.display().to_string();
+    let t = trainer(&url, &cfg, &["--trainer-only"]);
+    let w = worker(&url, "w1", &[]);
+    let log = t.succeed();
+    w.succeed();
+    assert!(
+        log.contains("generation 2:") && log.contains("random: +"),
+        "{log}"
+    );
+    let store = Store::open(&url).unwrap();
+    let lines = store_metrics(&store);
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    for (i, m) in lines.iter().enumerate() {
+        let g = i as u64 + 1;
+        assert_eq!(m["generation"], g);
+        let eval = &m["eval"];
+        assert_eq!(eval["generation"], g, "{m}");
+        assert_eq!(eval["vs_previous"]["games"], 4, "{m}");
+        assert_eq!(
+            eval["vs_previous"]["opponent"],
+            format!("gen-{:06}", m["selfplay_generation"].as_u64().unwrap())
+        );
+        assert_eq!(eval["baselines"][0]["opponent"], "random");
+        assert_eq!(eval["baselines"][1]["opponent"], "uct:8");
+        assert!(m["promoted"].is_boolean(), "{m}");
+        assert!(m["cpu_seconds_total"].as_f64().unwrap() > 0.0, "{m}");
+        // The bundle carries the same record.
+        let meta = json(&store, &format!("checkpoints/gen-{g:06}/model.json"));
+        assert_eq!(meta["training"]["eval"], m["eval"]);
+    }
+    // Generation 1 played generation 0, the origin of the Elo chain.
+    assert!(lines[0]["elo"].is_number(), "{}", lines[0]);
+    // Self-play follows the gate: the pointer names the bundle to play
+    // when the newest was not promoted.
+    let pointer = json(&store, "latest.json");
+    let promoted = lines[1]["promoted"].as_bool().unwrap();
+    assert_eq!(pointer["selfplay"].is_null(), promoted, "{pointer}");
+    let png = store
+        .get("learning-curve.png")
+        .unwrap()
+        .expect("learning curve");
+    assert_eq!(&png[1..4], b"PNG");
+    // A trainer killed between the pointer and the log loses the newest
+    // line; the next start restores it from the bundle.
+    let text = String::from_utf8(store.get("metrics.jsonl").unwrap().unwrap()).unwrap();
+    let first_line = text.lines().next().unwrap().to_string() + "\n";
+    store.put("metrics.jsonl", first_line.as_bytes()).unwrap();
+    let again = trainer(&url, &cfg, &["--trainer-only"]).succeed();
+    assert!(
+        again.contains("generation 2 is the last published"),
+        "{again}"
+    );
+    assert_eq!(store_metrics(&store), lines);
 }
 
 /// Body bytes of a chunk upload the relay passes on before it holds the

@@ -24,12 +24,15 @@
 pub mod location;
 pub mod retry;
 
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use futures::TryStreamExt;
 use object_store::path::Path as Key;
-use object_store::{ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload};
+use object_store::{
+    ObjectStore, ObjectStoreExt, PutMode, PutOptions, PutPayload, PutResult, UpdateVersion,
+};
 
 pub use location::Location;
 pub use retry::PATIENCE_ENV;
@@ -58,7 +61,7 @@ pub enum StoreError {
     /// a bad key), or the store stayed unreachable for the whole patience.
     #[error("{op} {store}/{key}: {source}{}", retry::hint(source))]
     Request {
-        /// `get`, `put`, `list` or `delete`.
+        /// `get`, `head`, `put`, `list` or `delete`.
         op: &'static str,
         /// The store's URL or folder.
         store: String,
@@ -95,6 +98,32 @@ pub struct ObjectInfo {
     pub modified: SystemTime,
 }
 
+/// The version of an object a conditional write expects to replace: its
+/// entity tag, as the store reported it (quotes and all).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Version(String);
+
+impl Version {
+    /// The entity tag without its surrounding quotes.
+    fn unquoted(&self) -> &str {
+        self.0.trim_matches('"')
+    }
+}
+
+/// What a conditional write ([`Store::put_if`]) did.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Swap {
+    /// Written; the object's new version when the store reported one.
+    Written(Option<Version>),
+    /// Not written: the object is no longer at the expected version (or is
+    /// gone). Also the answer when an earlier attempt of this very call
+    /// wrote it and its answer was lost: callers compare the object with
+    /// what they wrote.
+    Changed,
+    /// The store offers no conditional replace (a local folder).
+    Unsupported,
+}
+
 /// A run's object store (see the crate docs).
 #[derive(Debug)]
 pub struct Store {
@@ -102,6 +131,10 @@ pub struct Store {
     runtime: tokio::runtime::Runtime,
     location: Location,
     patience: Duration,
+    /// The server refuses quoted entity tags in `If-Match` (Ceph RGW 16
+    /// answers 412 to a matching quoted tag and accepts it unquoted):
+    /// learnt from the first conditional write.
+    unquoted_etags: AtomicBool,
 }
 
 impl Store {
@@ -169,6 +202,7 @@ impl Store {
             runtime,
             location,
             patience,
+            unquoted_etags: AtomicBool::new(false),
         })
     }
 
@@ -254,6 +288,85 @@ impl Store {
             match self.inner.put_opts(&path, payload.clone(), opts()).await {
                 Ok(_) => Ok(true),
                 Err(object_store::Error::AlreadyExists { .. }) => Ok(false),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    /// The bytes of object `key` and its version, `None` when there is no
+    /// such object. The version is `None` when the store reports none.
+    ///
+    /// # Errors
+    /// As [`Store::get`].
+    pub fn get_versioned(&self, key: &str) -> Result<Option<(Vec<u8>, Option<Version>)>> {
+        let path = Key::from(key);
+        self.call("get", key, || async {
+            match self.inner.get(&path).await {
+                Ok(r) => {
+                    let version = r.meta.e_tag.clone().map(Version);
+                    r.bytes().await.map(|b| Some((b.to_vec(), version)))
+                }
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            }
+        })
+    }
+
+    /// Replace object `key` whole only if it is still at `version`
+    /// (`If-Match` on S3): a compare-and-swap. A server that refuses a
+    /// matching quoted entity tag (Ceph RGW 16) is detected on the first
+    /// refusal, by reading the object's current tag, and is sent unquoted
+    /// tags from then on.
+    ///
+    /// # Errors
+    /// As [`Store::get`].
+    pub fn put_if(&self, key: &str, bytes: &[u8], version: &Version) -> Result<Swap> {
+        let unquoted = self.unquoted_etags.load(Ordering::Relaxed);
+        let tag = if unquoted {
+            version.unquoted()
+        } else {
+            version.0.as_str()
+        };
+        let first = self.put_update(key, bytes, tag)?;
+        if first != Swap::Changed || unquoted || !version.0.starts_with('"') {
+            return Ok(first);
+        }
+        let path = Key::from(key);
+        let current = self.call("head", key, || async {
+            match self.inner.head(&path).await {
+                Ok(meta) => Ok(meta.e_tag),
+                Err(object_store::Error::NotFound { .. }) => Ok(None),
+                Err(e) => Err(e),
+            }
+        })?;
+        if current.as_deref() != Some(version.0.as_str()) {
+            return Ok(Swap::Changed);
+        }
+        let second = self.put_update(key, bytes, version.unquoted())?;
+        if matches!(second, Swap::Written(_)) {
+            self.unquoted_etags.store(true, Ordering::Relaxed);
+        }
+        Ok(second)
+    }
+
+    /// One `PutMode::Update` of `key` expecting entity tag `tag`.
+    fn put_update(&self, key: &str, bytes: &[u8], tag: &str) -> Result<Swap> {
+        let path = Key::from(key);
+        let payload = PutPayload::from(bytes.to_vec());
+        let opts = || PutOptions {
+            mode: PutMode::Update(UpdateVersion {
+                e_tag: Some(tag.to_string()),
+                version: None,
+            }),
+            ..Default::default()
+        };
+        self.call("put", key, || async {
+            match self.inner.put_opts(&path, payload.clone(), opts()).await {
+                Ok(PutResult { e_tag, .. }) => Ok(Swap::Written(e_tag.map(Version))),
+                Err(
+                    object_store::Error::Precondition { .. } | object_store::Error::NotFound { .. },
+                ) => Ok(Swap::Changed),
+                Err(object_store::Error::NotImplemented { .. }) => Ok(Swap::Unsupported),
                 Err(e) => Err(e),
             }
         })

@@ -145,12 +145,19 @@ pub fn append_metrics(path: &Path, record: &GenerationMetrics) -> std::io::Resul
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e),
     };
+    push_metrics_line(&mut text, record);
+    write_atomic(path, text.as_bytes())
+}
+
+/// Append `record` as one JSON line to the log text `text` (ending an
+/// unterminated last line first). The file and the store write the log
+/// whole with this.
+pub fn push_metrics_line(text: &mut String, record: &GenerationMetrics) {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
     text.push_str(&record.to_json().to_string());
     text.push('\n');
-    write_atomic(path, text.as_bytes())
 }
 
 /// Read every record of the log.
@@ -160,12 +167,20 @@ pub fn append_metrics(path: &Path, record: &GenerationMetrics) -> std::io::Resul
 /// parse.
 pub fn read_metrics(path: &Path) -> Result<Vec<GenerationMetrics>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    parse_metrics(&text, &path.display().to_string())
+}
+
+/// Every record of the log text `text`, read from `label` (named in
+/// errors).
+///
+/// # Errors
+/// A message naming `label` and the line of the first record that does not
+/// parse.
+pub fn parse_metrics(text: &str, label: &str) -> Result<Vec<GenerationMetrics>, String> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| {
-            serde_json::from_str(l).map_err(|e| format!("{} line {}: {e}", path.display(), i + 1))
-        })
+        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{label} line {}: {e}", i + 1)))
         .collect()
 }
 

@@ -35,7 +35,8 @@ pub struct TrainArgs {
     generations: Option<u32>,
     /// Stop once the run has used this many CPU-seconds in total (all
     /// threads; checked after each generation, so the last one completes).
-    /// For comparing settings at equal compute.
+    /// For comparing settings at equal compute. With --store: the trainer's
+    /// CPU time plus what the workers report for the chunks it trained on.
     #[arg(long, value_name = "SECONDS")]
     cpu_budget: Option<f64>,
     /// Start from this bundle (e.g. models/hnefatafl) instead of an
@@ -91,17 +92,7 @@ fn run_on_store(
     config: &RunConfig,
     device: &burn::tensor::Device,
 ) -> Result<()> {
-    if args.cpu_budget.is_some() {
-        return Err(anyhow!(
-            "--cpu-budget is not supported with --store (the CPU time is spread over many processes)"
-        ));
-    }
     train::cluster::check_store_config(config)?;
-    if config.eval.enabled {
-        eprintln!(
-            "warning: a trainer on a store does not run [eval] (evaluate its bundles with lokizero match)"
-        );
-    }
     let store = std::sync::Arc::new(store::Store::open(url)?);
     store.check_reachable()?;
     let options = train::cluster::TrainerOptions {
@@ -110,6 +101,7 @@ fn run_on_store(
         poll: poll_duration(args.poll)?,
         lease_ttl: std::time::Duration::from_secs(args.lease_ttl.max(3)),
         init_from: args.init_from.clone(),
+        cpu_budget_seconds: args.cpu_budget,
     };
     if !args.quiet {
         eprintln!(
@@ -152,12 +144,6 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     super::set_threads(config.threads);
     let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
-    if let Some(url) = &args.store {
-        return run_on_store(&args, url, &config, &device);
-    }
-    let run_dir = args
-        .run_dir
-        .unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));
     if let Some(b) = args.cpu_budget {
         if !(b.is_finite() && b > 0.0) {
             return Err(anyhow!(
@@ -165,6 +151,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
             ));
         }
     }
+    if let Some(url) = &args.store {
+        return run_on_store(&args, url, &config, &device);
+    }
+    let run_dir = args
+        .run_dir
+        .unwrap_or_else(|| PathBuf::from("runs").join(config.variant.as_str()));
     let options = RunOptions {
         progress: !args.quiet,
         cpu_budget_seconds: args.cpu_budget,

@@ -13,6 +13,10 @@ pub const REPLAY: &str = "replay/";
 pub const HEARTBEATS: &str = "heartbeats/";
 /// Folder of the per-generation ledgers ([`super::ledger`]).
 pub const LEDGER: &str = "ledger/";
+/// The metrics log: one JSON line per published generation.
+pub const METRICS: &str = "metrics.jsonl";
+/// The learning-curve chart (with `[eval]`).
+pub const LEARNING_CURVE: &str = "learning-curve.png";
 /// Folder of the bundles.
 pub const CHECKPOINTS: &str = "checkpoints/";
 
@@ -43,6 +47,18 @@ pub fn parse_replay_folder(folder: &str) -> Option<u32> {
     (g.len() == 6).then(|| g.parse().ok()).flatten()
 }
 
+/// Folder of the chunks' self-play figures ([`chunk_stats`]).
+pub const STATS: &str = "stats/";
+
+/// The self-play figures of the chunk `chunk_key`
+/// (`stats/gen-GGGGGG/WORKER-SUFFIX-gGAMES-pPOSITIONS.json`, written just
+/// before the chunk); `None` for a key that is not a chunk's.
+pub fn chunk_stats(chunk_key: &str) -> Option<String> {
+    ChunkKey::parse(chunk_key)?;
+    let rest = chunk_key.strip_prefix(REPLAY)?.strip_suffix(".bin")?;
+    Some(format!("{STATS}{rest}.json"))
+}
+
 /// The heartbeat of worker `worker`.
 pub fn heartbeat(worker: &str) -> String {
     format!("{HEARTBEATS}{worker}.json")
@@ -51,7 +67,9 @@ pub fn heartbeat(worker: &str) -> String {
 /// What a replay chunk's key says about it, without reading it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ChunkKey {
-    /// Generation of the bundle that played the games.
+    /// The newest published generation when the games were played (the
+    /// playing bundle's, unless `[eval] gate` keeps self-play on an older
+    /// one).
     pub generation: u32,
     /// The worker that wrote it.
     pub worker: String,

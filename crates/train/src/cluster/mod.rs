@@ -8,17 +8,24 @@
 //! - `latest.json`: the pointer to the newest published bundle
 //!   ([`pointer`](mod@pointer)), written last;
 //! - `replay/gen-GGGGGG/WORKER-SUFFIX-gGAMES-pPOSITIONS.bin`: replay chunks
-//!   (the format of [`selfplay::replay`]), `GGGGGG` the generation of the
-//!   bundle that played them ([`keys::ChunkKey`]);
+//!   (the format of [`selfplay::replay`]), `GGGGGG` the newest published
+//!   generation when they were played ([`keys::ChunkKey`]);
 //! - `ledger/gen-GGGGGG.json`: the chunks each generation counted
 //!   ([`ledger`]);
+//! - `stats/gen-GGGGGG/WORKER-SUFFIX-gGAMES-pPOSITIONS.json`: each chunk's
+//!   self-play figures (resignation samples, CPU time), written by its
+//!   worker just before the chunk ([`worker::ChunkStats`]);
 //! - `heartbeats/WORKER.json`: each worker's last report ([`heartbeat`]);
-//! - `lease.json`: the trainer's lease ([`lease`]).
+//! - `lease.json`: the trainer's lease ([`lease`]);
+//! - `metrics.jsonl`, `learning-curve.png`: the metrics log and the chart,
+//!   as in a run directory.
 //!
-//! Writers: replay chunks are created once by their worker (create-only,
-//! unique keys); the pointer, bundles, ledgers, config and lease have one
-//! writer, the trainer holding the lease; each heartbeat has its worker.
-//! Nothing relies on compare-and-swap.
+//! Writers: replay chunks and their figures are created once by their
+//! worker (create-only, unique keys); the pointer, bundles, ledgers,
+//! metrics log, chart, config and lease have one writer, the trainer
+//! holding the lease; each heartbeat has its worker. The lease itself is
+//! taken over and renewed by compare-and-swap where the store offers one
+//! ([`lease`]).
 
 pub mod heartbeat;
 pub mod keys;

@@ -37,12 +37,42 @@ pub struct Pointer {
     pub last_generation: u32,
     /// When it was written (Unix seconds, the trainer's clock).
     pub published_unix: u64,
+    /// The bundle self-play uses when it is not the newest: with `[eval]
+    /// gate = true`, the newest generation the evaluation promoted. Absent
+    /// when self-play uses the newest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selfplay: Option<Published>,
+    /// The resignation threshold self-play uses, as the last generation
+    /// with resignation on calibrated it; absent before (the config's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resign_threshold: Option<f32>,
+}
+
+/// A published bundle.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Published {
+    /// Its generation.
+    pub generation: u32,
+    /// Its bundle folder's key.
+    pub bundle: String,
+    /// Lower-case hex sha256 of its `model.safetensors`.
+    pub weights_sha256: String,
 }
 
 impl Pointer {
     /// Whether the run is complete (workers stop).
     pub fn finished(&self) -> bool {
         self.generation >= self.last_generation
+    }
+
+    /// The bundle self-play plays with: [`Pointer::selfplay`], else the
+    /// newest.
+    pub fn playing(&self) -> Published {
+        self.selfplay.clone().unwrap_or_else(|| Published {
+            generation: self.generation,
+            bundle: self.bundle.clone(),
+            weights_sha256: self.weights_sha256.clone(),
+        })
     }
 }
 
@@ -92,9 +122,9 @@ pub fn upload_bundle(store: &Store, g: u32, files: &BundleFiles) -> Result<()> {
     Ok(())
 }
 
-/// Download and check the bundle `pointer` names, for game `E`: the
-/// variant, rules and encoding versions, the shape, the weights' sha256
-/// (against `model.json` and against the pointer).
+/// Download and check the newest bundle, the one `pointer` names, for game
+/// `E`: the variant, rules and encoding versions, the shape, the weights'
+/// sha256 (against `model.json` and against the pointer).
 ///
 /// # Errors
 /// [`TrainError::Bundle`] for a bundle that does not fit or is damaged
@@ -104,9 +134,30 @@ pub fn fetch_bundle<E: Encode>(
     pointer: &Pointer,
     device: &Device,
 ) -> Result<(Net, BundleMeta)> {
-    let label = Path::new(&store.describe()).join(&pointer.bundle);
+    fetch_published::<E>(
+        store,
+        &Published {
+            generation: pointer.generation,
+            bundle: pointer.bundle.clone(),
+            weights_sha256: pointer.weights_sha256.clone(),
+        },
+        device,
+    )
+}
+
+/// Download and check the published bundle `published` for game `E`, as
+/// [`fetch_bundle`] does.
+///
+/// # Errors
+/// As [`fetch_bundle`].
+pub fn fetch_published<E: Encode>(
+    store: &Store,
+    published: &Published,
+    device: &Device,
+) -> Result<(Net, BundleMeta)> {
+    let label = Path::new(&store.describe()).join(&published.bundle);
     let get = |name: &str| -> Result<Vec<u8>> {
-        let key = format!("{}/{name}", pointer.bundle);
+        let key = format!("{}/{name}", published.bundle);
         store.get(&key)?.ok_or_else(|| {
             TrainError::Cluster(format!(
                 "{}/{key}: missing (the pointer names a bundle that is not there)",
@@ -119,12 +170,12 @@ pub fn fetch_bundle<E: Encode>(
         weights: get(WEIGHTS_FILE)?,
     };
     let (net, meta) = model::load_bundle_bytes::<E>(files, &label, device)?;
-    if meta.weights_sha256 != pointer.weights_sha256 {
+    if meta.weights_sha256 != published.weights_sha256 {
         return Err(TrainError::Cluster(format!(
             "{}: weights sha256 {} differs from the pointer's {}",
             label.display(),
             meta.weights_sha256,
-            pointer.weights_sha256
+            published.weights_sha256
         )));
     }
     Ok((net, meta))

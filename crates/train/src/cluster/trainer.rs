@@ -21,16 +21,20 @@ use store::Store;
 use super::keys::{self, ChunkKey};
 use super::lease::Lease;
 use super::ledger::{self, Counted, Ledger, Skipped};
-use super::pointer::{fetch_bundle, now_unix, read_pointer, upload_bundle, write_pointer, Pointer};
-use super::worker::{play_and_upload, Playing};
+use super::pointer::{
+    fetch_bundle, fetch_published, now_unix, read_pointer, upload_bundle, write_pointer, Pointer,
+    Published,
+};
+use super::worker::{play_and_upload, BranchCache, ChunkStats, Playing};
 use crate::config::RunConfig;
 use crate::cputime::process_cpu_seconds;
 use crate::error::{Result, TrainError};
-use crate::metrics::GenerationMetrics;
-use crate::run::generation::fit;
-use crate::run::report::{mean_target_entropy, print_generation_line, rate};
-use crate::run::{progress_bar, shape_for};
-use crate::samples::{samples_from_records, ValueTargets};
+use crate::metrics::{parse_metrics, push_metrics_line, GenerationMetrics};
+use crate::run::generation::{
+    assemble, bundle_meta, evaluate, train_on, Best, SelfPlayFigures, TrainJob, Trained,
+};
+use crate::run::report::{draw_learning_curve, print_generation_line, resign_metrics};
+use crate::run::{budget_reached, shape_for};
 
 /// Options of a trainer.
 #[derive(Clone, Debug)]
@@ -48,7 +52,17 @@ pub struct TrainerOptions {
     /// Start a new run from this local bundle instead of an untrained
     /// network (ignored when the store already has a pointer).
     pub init_from: Option<std::path::PathBuf>,
+    /// Stop after the first generation at which this run's
+    /// `cpu_seconds_total` has grown by this many seconds since its first
+    /// generation (`--cpu-budget`), even before `generations`; the pointer
+    /// then names the last generation, so workers stop too. Counts the
+    /// trainer's process time and the CPU time the workers report for the
+    /// chunks it counted.
+    pub cpu_budget_seconds: Option<f64>,
 }
+
+/// The worker id of the chunks a trainer plays itself.
+const OWN_WORKER: &str = "trainer";
 
 /// The replay chunks the trainer has read, by key.
 #[derive(Default)]
@@ -65,7 +79,30 @@ struct Replay {
 struct Fresh {
     counted: Vec<Counted>,
     games: Vec<GameRecord>,
-    oldest_bundle: u32,
+    /// The chunks' self-play figures, merged.
+    stats: selfplay::SelfPlayStats,
+    /// CPU time the workers spent on the chunks (the trainer's own chunks
+    /// are in its process time); `None` when a chunk did not say.
+    worker_cpu_seconds: Option<f64>,
+}
+
+/// The figures written next to chunk `key`; `None` (with a warning when
+/// present but unreadable) without them.
+///
+/// # Errors
+/// A store error.
+fn read_chunk_stats(store: &Store, key: &str) -> Result<Option<ChunkStats>> {
+    let Some(stats_key) = keys::chunk_stats(key) else {
+        return Ok(None);
+    };
+    let Some(bytes) = store.get(&stats_key)? else {
+        return Ok(None);
+    };
+    let parsed = serde_json::from_slice::<ChunkStats>(&bytes);
+    if let Err(e) = &parsed {
+        eprintln!("warning: ignoring {}/{stats_key}: {e}", store.describe());
+    }
+    Ok(parsed.ok())
 }
 
 /// Refuse a config that a run in a store cannot honour, before anything
@@ -88,10 +125,15 @@ pub fn check_store_config(config: &RunConfig) -> Result<()> {
 
 /// Run the trainer on `store` for game `E`; returns the final pointer.
 ///
+/// A generation is the local loop's, with self-play from the store: its
+/// record is assembled, evaluated (`[eval]`), logged (`metrics.jsonl`,
+/// the learning curve) and chained into the lineage by the same code as
+/// in a run directory ([`crate::run`](mod@crate::run)).
+///
 /// # Errors
-/// Another trainer holds the lease, the store holds another variant or
-/// network shape, the store stays unreachable past its patience, an empty
-/// replay window, or a bundle that cannot be published.
+/// Another trainer holds the lease (or took it over), the store holds
+/// another variant or network shape, the store stays unreachable past its
+/// patience, an empty replay window, or a bundle that cannot be published.
 pub fn run_trainer<E: Encode>(
     config: &RunConfig,
     store: Arc<Store>,
@@ -99,33 +141,59 @@ pub fn run_trainer<E: Encode>(
     options: &TrainerOptions,
 ) -> Result<Pointer> {
     check_store_config(config)?;
-    let _lease = Lease::acquire(store.clone(), options.lease_ttl)?;
+    let lease = Lease::acquire(store.clone(), options.lease_ttl)?;
     let Opened {
         mut pointer,
         mut net,
         record: mut prev,
         mut lineage,
+        mut best,
     } = open::<E>(config, &store, device, options)?;
     let mut replay = Replay {
         seen: ledger::seen_keys(&store, pointer.first_generation + 1, pointer.generation)?,
         ..Default::default()
     };
     let start = super::start_position::<E>(config)?;
+    let mut branch = BranchCache::new();
+    // CPU time of this process since the last generation: its training,
+    // evaluation and the self-play it played itself.
+    let mut cpu0 = process_cpu_seconds();
+    let first_total = match options.cpu_budget_seconds {
+        Some(_) if pointer.generation > pointer.first_generation => {
+            record_at(&store, pointer.first_generation)?.and_then(|r| r.cpu_seconds_total)
+        }
+        _ => prev.cpu_seconds_total,
+    };
     while !pointer.finished() {
+        if let Some(budget) = options.cpu_budget_seconds {
+            let spent = prev.cpu_seconds_total.unwrap_or(0.0) - first_total.unwrap_or(0.0);
+            if pointer.generation > pointer.first_generation
+                && budget_reached(spent, budget, pointer.generation)
+            {
+                // The run ends here: workers stop at the pointer.
+                pointer.last_generation = pointer.generation;
+                lease.check()?;
+                write_pointer(&store, &pointer)?;
+                break;
+            }
+        }
         let g = pointer.generation + 1;
         let oldest = g.saturating_sub(config.training.replay_window);
         let window = (oldest, pointer.generation);
         let Some(fresh) = due::<E>(&store, config, &mut replay, window)? else {
             if options.play {
                 let playing = Playing {
-                    generation: pointer.generation,
-                    net: net.clone(),
+                    generation: best.generation,
+                    newest: pointer.generation,
+                    net: best.net.clone(),
+                    resign_threshold: pointer.resign_threshold,
                 };
+                let starts = branch.starts(&store, config, pointer.generation)?;
                 play_and_upload(
                     &store,
                     config,
-                    &start,
-                    ("trainer", &playing),
+                    (&start, starts),
+                    (OWN_WORKER, &playing),
                     device,
                     options.progress,
                 )?;
@@ -135,27 +203,233 @@ pub fn run_trainer<E: Encode>(
             continue;
         };
         load_window::<E>(&store, &mut replay, window)?;
-        let (trained, metrics) =
+        let trained =
             train_generation::<E>(config, (g, net, &prev), &replay, &fresh, device, options)?;
-        net = trained;
-        // Generations and ancestors carry on; CPU-hours stay unknown (the
-        // workers' CPU time is not reported to the trainer).
-        lineage = Some(Lineage::at_generation(g, None, lineage.as_ref()));
-        pointer = publish::<E>(
-            &store,
+        let as_best = Best {
+            generation: best.generation,
+            net: &best.net,
+            elo: best.elo,
+        };
+        let eval = evaluate::<E>(config, g, &trained.net, &as_best, device, options.progress);
+        let figures = SelfPlayFigures {
+            selfplay_generation: best.generation,
+            positions: fresh.counted.iter().map(|c| c.positions as usize).sum(),
+            plies: fresh.games.iter().map(|r| r.actions.len()).sum(),
+            seconds: 0.0,
+            reused_games: 0,
+            positions_per_second: None,
+            games_per_hour: None,
+        };
+        let mut metrics = assemble(
             config,
-            (g, &net, lineage.clone()),
-            &metrics,
-            &mut replay,
-            fresh,
-            &pointer,
-        )?;
-        print_generation_line(&metrics, None);
+            (g, &prev, cpu0),
+            (&fresh.games, figures),
+            &trained,
+            eval.as_ref().map(|e| (e, best.elo)),
+        );
+        // The workers' self-play counts with the trainer's own time.
+        let cpu_known = fresh.worker_cpu_seconds.is_some();
+        metrics.cpu_seconds = metrics
+            .cpu_seconds
+            .map(|c| c + fresh.worker_cpu_seconds.unwrap_or(0.0));
+        metrics.cpu_seconds_total = metrics
+            .cpu_seconds
+            .map(|c| c + prev.cpu_seconds_total.unwrap_or(0.0));
+        if config.selfplay.resign {
+            let threshold = pointer
+                .resign_threshold
+                .unwrap_or(config.selfplay.resign_threshold)
+                .min(config.selfplay.resign_threshold_max);
+            metrics.resign = Some(resign_metrics(&config.selfplay, threshold, &fresh.stats));
+        }
+        net = trained.net;
+        if metrics.promoted.unwrap_or(true) {
+            best = BestNet {
+                generation: g,
+                net: net.clone(),
+                elo: metrics.elo,
+            };
+        }
+        // A trainer whose lease was taken over publishes nothing more.
+        lease.check()?;
+        // The lineage's CPU-hours are known while every chunk reported its
+        // CPU time.
+        let cpu_total = metrics.cpu_seconds_total.filter(|_| cpu_known);
+        let meta = bundle_meta::<E>(config, &metrics, (lineage.as_ref(), cpu_total));
+        lineage = meta.lineage.clone();
+        let next = Pointer {
+            selfplay: best.published(&store, &pointer)?,
+            resign_threshold: metrics
+                .resign
+                .as_ref()
+                .map(|r| r.resign_threshold_next as f32)
+                .or(pointer.resign_threshold),
+            ..pointer.clone()
+        };
+        pointer = publish(&store, (&net, &meta), &mut replay, fresh, &next)?;
+        append_store_metrics(&store, &metrics)?;
+        if config.eval.enabled {
+            upload_learning_curve::<E>(&store);
+        }
+        print_generation_line(&metrics, eval.as_ref());
         prev = metrics;
+        cpu0 = process_cpu_seconds();
         let keep_from = (g + 1).saturating_sub(config.training.replay_window);
         replay.cache.retain(|_, (k, _)| k.generation >= keep_from);
     }
+    if config.eval.enabled {
+        upload_learning_curve::<E>(&store);
+    }
     Ok(pointer)
+}
+
+/// The generation self-play uses (the newest promoted one).
+struct BestNet {
+    generation: u32,
+    net: Net,
+    /// Its chained Elo (0 for the run's first generation when untrained).
+    elo: Option<f64>,
+}
+
+impl BestNet {
+    /// The pointer's [`Pointer::selfplay`] for a publication after
+    /// `before`: `None` while self-play uses the newest generation.
+    fn published(&self, store: &Store, before: &Pointer) -> Result<Option<Published>> {
+        if self.generation == before.generation + 1 {
+            return Ok(None);
+        }
+        if let Some(p) = before
+            .selfplay
+            .as_ref()
+            .filter(|p| p.generation == self.generation)
+        {
+            return Ok(Some(p.clone()));
+        }
+        if self.generation == before.generation {
+            return Ok(Some(before.playing()));
+        }
+        published_at(store, self.generation).map(Some)
+    }
+}
+
+/// The `model.json` of published generation `g`.
+///
+/// # Errors
+/// A store error, a missing or unreadable `model.json` (named).
+fn meta_at(store: &Store, g: u32) -> Result<serde_json::Value> {
+    let key = format!("{}/{}", keys::bundle(g), model::bundle::META_FILE);
+    store
+        .get(&key)?
+        .and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+        .ok_or_else(|| {
+            TrainError::Cluster(format!("{}/{key}: missing or unreadable", store.describe()))
+        })
+}
+
+/// The published bundle of generation `g` (its weights' sha256 from its
+/// `model.json`).
+fn published_at(store: &Store, g: u32) -> Result<Published> {
+    let meta = meta_at(store, g)?;
+    let sha = meta
+        .get("weights_sha256")
+        .and_then(|v| v.as_str())
+        .ok_or_else(|| {
+            TrainError::Cluster(format!(
+                "{}/{}: no weights_sha256",
+                store.describe(),
+                keys::bundle(g)
+            ))
+        })?;
+    Ok(Published {
+        generation: g,
+        bundle: keys::bundle(g),
+        weights_sha256: sha.to_string(),
+    })
+}
+
+/// The metrics record of published generation `g` (`None` for an
+/// untrained first generation).
+///
+/// # Errors
+/// A missing or unreadable `model.json`.
+fn record_at(store: &Store, g: u32) -> Result<Option<GenerationMetrics>> {
+    Ok(meta_at(store, g)?
+        .get("training")
+        .and_then(GenerationMetrics::from_meta))
+}
+
+/// Append `metrics` to the store's `metrics.jsonl` (read, extended and
+/// written whole: the trainer is its one writer).
+///
+/// # Errors
+/// A store error.
+fn append_store_metrics(store: &Store, metrics: &GenerationMetrics) -> Result<()> {
+    let mut text = store
+        .get(keys::METRICS)?
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
+        .unwrap_or_default();
+    push_metrics_line(&mut text, metrics);
+    store.put(keys::METRICS, text.as_bytes())?;
+    Ok(())
+}
+
+/// Give every published generation after the first its line in
+/// `metrics.jsonl`: a trainer killed between the pointer and the log
+/// loses the newest line, restored from the record its bundle carries.
+///
+/// # Errors
+/// A store error, an unreadable log or `model.json`.
+fn restore_store_metrics(store: &Store, pointer: &Pointer) -> Result<()> {
+    let label = format!("{}/{}", store.describe(), keys::METRICS);
+    let logged: Vec<u32> = match store.get(keys::METRICS)? {
+        Some(b) => parse_metrics(&String::from_utf8_lossy(&b), &label)
+            .map_err(TrainError::Metrics)?
+            .iter()
+            .map(|r| r.generation)
+            .collect(),
+        None => Vec::new(),
+    };
+    for g in pointer.first_generation + 1..=pointer.generation {
+        if logged.contains(&g) {
+            continue;
+        }
+        if let Some(record) = record_at(store, g)? {
+            append_store_metrics(store, &record)?;
+        }
+    }
+    Ok(())
+}
+
+/// Redraw `learning-curve.png` in the store from its `metrics.jsonl`. A
+/// chart is a convenience: a failure is reported and the run goes on.
+fn upload_learning_curve<E: Encode>(store: &Store) {
+    let label = format!("{}/{}", store.describe(), keys::METRICS);
+    let records = match store.get(keys::METRICS) {
+        Ok(Some(b)) => parse_metrics(&String::from_utf8_lossy(&b), &label),
+        Ok(None) => return,
+        Err(e) => Err(e.to_string()),
+    };
+    let drawn = records.and_then(|records| {
+        let tmp = std::env::temp_dir().join(format!(
+            "lokizero-curve-{}-{:016x}.png",
+            std::process::id(),
+            rand::random::<u64>()
+        ));
+        let drawn = draw_learning_curve::<E>(&records, &tmp).and_then(|drawn| {
+            if !drawn {
+                return Ok(());
+            }
+            let bytes = std::fs::read(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
+            store
+                .put(keys::LEARNING_CURVE, &bytes)
+                .map_err(|e| e.to_string())
+        });
+        let _ = std::fs::remove_file(&tmp);
+        drawn
+    });
+    if let Err(e) = drawn {
+        eprintln!("warning: learning curve: {e}");
+    }
 }
 
 /// The newest published generation of a run.
@@ -166,15 +440,29 @@ struct Opened {
     record: GenerationMetrics,
     /// Its bundle's lineage (the `--init-from` bundle's ancestors).
     lineage: Option<Lineage>,
+    /// The generation self-play uses.
+    best: BestNet,
 }
 
 impl Opened {
-    /// Generation `pointer` names, with `net` and its bundle's `meta`.
+    /// Generation `pointer` names, with `net` and its bundle's `meta`;
+    /// self-play uses it.
     fn new(pointer: Pointer, net: Net, meta: model::BundleMeta) -> Self {
+        let record = GenerationMetrics::from_meta(&meta.training);
+        // An untrained first generation is the origin of the Elo chain.
+        let elo = match &record {
+            None => Some(0.0),
+            Some(r) => r.elo,
+        };
         Opened {
+            best: BestNet {
+                generation: pointer.generation,
+                net: net.clone(),
+                elo,
+            },
             pointer,
             net,
-            record: GenerationMetrics::from_meta(&meta.training).unwrap_or_default(),
+            record: record.unwrap_or_default(),
             lineage: meta.lineage,
         }
     }
@@ -215,7 +503,21 @@ fn open<E: Encode>(
                 store.describe(),
                 p.generation
             );
-            Opened::new(p, net, meta)
+            restore_store_metrics(store, &p)?;
+            let mut opened = Opened::new(p, net, meta);
+            if let Some(s) = opened.pointer.selfplay.clone() {
+                let (net, meta) = fetch_published::<E>(store, &s, device)?;
+                let record = GenerationMetrics::from_meta(&meta.training);
+                opened.best = BestNet {
+                    generation: s.generation,
+                    net,
+                    elo: match record {
+                        None => Some(0.0),
+                        Some(r) => r.elo,
+                    },
+                };
+            }
+            opened
         }
         None => first_bundle::<E>(config, store, device, options)?,
     };
@@ -262,6 +564,8 @@ fn first_bundle<E: Encode>(
         first_generation: g,
         last_generation: g + config.generations,
         published_unix: now_unix(),
+        selfplay: None,
+        resign_threshold: None,
     };
     Ok(Opened::new(pointer, net, meta))
 }
@@ -335,7 +639,8 @@ fn due<E: Encode>(
     let mut fresh = Fresh {
         counted: Vec::new(),
         games: Vec::new(),
-        oldest_bundle: u32::MAX,
+        stats: selfplay::SelfPlayStats::default(),
+        worker_cpu_seconds: Some(0.0),
     };
     for (key, k) in new {
         let Some(bytes) = store.get(&key)? else {
@@ -348,7 +653,19 @@ fn due<E: Encode>(
                     games: chunk.games.len() as u64,
                     positions: chunk.games.iter().map(|r| r.recorded() as u64).sum(),
                 });
-                fresh.oldest_bundle = fresh.oldest_bundle.min(k.generation);
+                let figures = read_chunk_stats(store, &key)?;
+                let own = k.worker == OWN_WORKER;
+                fresh.worker_cpu_seconds = match (&figures, own) {
+                    (_, true) => fresh.worker_cpu_seconds,
+                    (Some(f), false) => fresh
+                        .worker_cpu_seconds
+                        .zip(f.cpu_seconds)
+                        .map(|(a, b)| a + b),
+                    (None, false) => None,
+                };
+                if let Some(f) = figures {
+                    fresh.stats.merge(f.stats);
+                }
                 fresh.games.extend(chunk.games.iter().cloned());
                 replay.cache.insert(key, (k, chunk.games));
             }
@@ -391,8 +708,7 @@ fn load_window<E: Encode>(store: &Store, replay: &mut Replay, window: (u32, u32)
     Ok(())
 }
 
-/// Train generation `g` from `net` on the cached window; returns the new
-/// network and its metrics record.
+/// Train generation `g` from `net` on the cached window.
 fn train_generation<E: Encode>(
     config: &RunConfig,
     (g, net, prev): (u32, Net, &GenerationMetrics),
@@ -400,88 +716,39 @@ fn train_generation<E: Encode>(
     fresh: &Fresh,
     device: &Device,
     options: &TrainerOptions,
-) -> Result<(Net, GenerationMetrics)> {
-    let cpu0 = process_cpu_seconds();
+) -> Result<Trained> {
     let t0 = Instant::now();
-    let t = &config.training;
     let records: Vec<GameRecord> = replay
         .cache
         .values()
         .flat_map(|(_, r)| r.iter().cloned())
         .collect();
-    let samples = samples_from_records::<E>(&records, ValueTargets::from_config(t))
-        .map_err(TrainError::Records)?;
-    if samples.is_empty() {
-        return Err(TrainError::EmptyReplay {
-            generation: g,
-            hint: String::new(),
-        });
-    }
     let new_positions: u64 = fresh.counted.iter().map(|c| c.positions).sum();
-    let (trained_before, positions_before) =
-        (prev.train_samples_total, prev.selfplay_positions_total);
-    let steps = t.steps_for(
-        paced_positions(new_positions, fresh.games.len(), config),
-        trained_before,
-        positions_before,
-    );
-    let lr = t.lr_at(g);
-    let pb = progress_bar(options.progress, steps as u64, &format!("train g{g}"));
-    let seed = rules::zobrist::key(config.seed ^ 0x7EA1, g as u64);
-    let (net, loss) = fit::<E>(net, device, t, (&samples, steps), (lr, seed), &pb)?;
-    let seconds = t0.elapsed().as_secs_f64();
-    let games = &fresh.games;
-    let batch = t.batch_size;
-    let mut metrics = GenerationMetrics {
-        generation: g,
-        selfplay_generation: fresh.oldest_bundle,
-        games: games.len(),
-        selfplay_positions: new_positions as usize,
-        selfplay_plies: games.iter().map(|r| r.actions.len()).sum(),
-        replay_games: records.len(),
-        replay_samples: samples.len(),
-        train_steps: loss.steps,
-        learning_rate: lr,
-        policy_loss: loss.policy_loss,
-        value_loss: loss.value_loss,
-        train_seconds: seconds,
-        samples_per_second: (loss.steps * batch) as f64 / seconds.max(1e-9),
-        draw_rate: rate(games, |r| r.winner.is_none()),
-        ply_capped_rate: rate(games, |r| r.ply_capped),
-        first_player_win_rate: rate(games, |r| r.winner == Some(rules::Player::First)),
-        mean_game_plies: games.iter().map(|r| r.actions.len()).sum::<usize>() as f64
-            / games.len().max(1) as f64,
-        policy_entropy: loss.policy_entropy,
-        policy_target_entropy: mean_target_entropy(games),
-        train_samples_total: trained_before + (loss.steps * batch) as u64,
-        selfplay_positions_total: positions_before + new_positions,
-        ..Default::default()
+    let job = TrainJob {
+        config,
+        g,
+        records: &records,
+        new_positions: paced_positions(new_positions, fresh.games.len(), config),
+        prev,
+        seed: rules::zobrist::key(config.seed ^ 0x7EA1, g as u64),
+        progress: options.progress,
+        resign_threshold: None,
     };
-    metrics.cpu_seconds = match (cpu0, process_cpu_seconds()) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
-    };
-    metrics.cpu_seconds_total = metrics
-        .cpu_seconds
-        .map(|c| c + prev.cpu_seconds_total.unwrap_or(0.0));
-    Ok((net, metrics))
+    train_on::<E>(&job, net, device, t0)
 }
 
-/// Publish generation `g`: its bundle (weights, then `model.json` with the
-/// metrics record), its ledger, then the pointer. Returns the new pointer.
-fn publish<E: Encode>(
+/// Publish a generation: its bundle (weights, then `model.json` with
+/// `meta`, which holds its metrics record), its ledger, then the pointer
+/// (`before` with the new generation). Returns the new pointer.
+fn publish(
     store: &Store,
-    config: &RunConfig,
-    (g, net, lineage): (u32, &Net, Option<Lineage>),
-    metrics: &GenerationMetrics,
+    (net, meta): (&Net, &model::BundleMeta),
     replay: &mut Replay,
     fresh: Fresh,
     before: &Pointer,
 ) -> Result<Pointer> {
-    let mut meta = meta_for::<E>(&shape_for::<E>(config), g, &[]);
-    meta.training = metrics.to_json();
-    meta.lineage = lineage;
-    let files = bundle_files(net, &meta, Path::new(&keys::bundle(g)))?;
+    let g = meta.generation;
+    let files = bundle_files(net, meta, Path::new(&keys::bundle(g)))?;
     upload_bundle(store, g, &files)?;
     let skipped = std::mem::take(&mut replay.skipped);
     let ledger = Ledger {

@@ -47,27 +47,56 @@ pub(super) fn branch_starts<E: Encode>(
     if g <= 1 {
         return Ok(Vec::new());
     }
-    let capacity = POOL_PER_GAME * sp.games_per_generation;
-    let mut pool = Reservoir::new(capacity, seed);
+    let mut pool = BranchPool::new(sp, seed);
     let replay = ctx.dir.replay();
     for (gen, _, path) in list_chunks(&replay).map_err(TrainError::io("list", &replay))? {
         if gen + 1 != g {
             continue;
         }
-        for record in read_chunk::<E>(&path)?.games {
-            let first = first_branch_ply(record.actions.len(), sp.branch_last_plies);
-            // A record that does not replay was refused when training on
-            // it already; here it only gives no starts.
-            let mut ply = 0;
-            let _ = record.replay::<E>(|game, _, target| {
-                if ply >= first && target.is_some() && game.outcome().is_none() {
-                    pool.offer(|| round_trip(game));
-                }
-                ply += 1;
-            });
+        for record in &read_chunk::<E>(&path)?.games {
+            pool.add(record);
         }
     }
-    Ok(pool.items)
+    Ok(pool.starts())
+}
+
+/// The pool of branch starts drawn from one generation's games, fed one
+/// record at a time in a fixed order (the same order gives the same pool).
+/// Shared by the run directory's self-play and the workers of a run in a
+/// store.
+pub(crate) struct BranchPool<E> {
+    pool: Reservoir<E>,
+    last_plies: u32,
+}
+
+impl<E: Encode> BranchPool<E> {
+    /// An empty pool for `sp`'s generation size, seeded by `seed`.
+    pub(crate) fn new(sp: &selfplay::SelfPlayConfig, seed: u64) -> Self {
+        BranchPool {
+            pool: Reservoir::new(POOL_PER_GAME * sp.games_per_generation, seed),
+            last_plies: sp.branch_last_plies,
+        }
+    }
+
+    /// Offer the positions of `record`.
+    pub(crate) fn add(&mut self, record: &selfplay::GameRecord) {
+        let first = first_branch_ply(record.actions.len(), self.last_plies);
+        // A record that does not replay was refused when training on it
+        // already; here it only gives no starts.
+        let mut ply = 0;
+        let pool = &mut self.pool;
+        let _ = record.replay::<E>(|game, _, target| {
+            if ply >= first && target.is_some() && game.outcome().is_none() {
+                pool.offer(|| round_trip(game));
+            }
+            ply += 1;
+        });
+    }
+
+    /// The positions kept.
+    pub(crate) fn starts(self) -> Vec<E> {
+        self.pool.items
+    }
 }
 
 /// Every position of the book file at `path` ([`rules::book::parse_book`]).

@@ -5,17 +5,19 @@ use std::time::Instant;
 
 use arena::evaluate::EvalSummary;
 use arena::EloEstimate;
+use burn::tensor::Device;
 use encoding::Encode;
-use model::bundle::{load_bundle, meta_for, save_bundle};
+use model::bundle::{load_bundle, meta_for, save_bundle, BundleMeta};
 use model::lineage::Lineage;
 use model::Net;
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
-use selfplay::load_window;
+use selfplay::{load_window, GameRecord};
 
 use super::report::{self, chain_step, rate};
 use super::selfplay_phase::{self, SelfPlayOutcome};
-use super::{bar, seed_for, shape_for, RunContext};
+use super::{progress_bar, seed_for, shape_for, RunContext};
+use crate::config::RunConfig;
 use crate::cputime::process_cpu_seconds;
 use crate::error::{Result, TrainError};
 use crate::metrics::{append_metrics, GenerationMetrics};
@@ -39,13 +41,19 @@ struct Inputs {
 }
 
 /// What training produced.
-struct Trained {
-    net: Net,
-    loss: LossStats,
-    lr: f64,
-    seconds: f64,
-    replay_games: usize,
-    replay_samples: usize,
+pub(crate) struct Trained {
+    /// The trained network.
+    pub net: Net,
+    /// Its losses over the steps.
+    pub loss: LossStats,
+    /// The learning rate.
+    pub lr: f64,
+    /// Wall time of the training phase.
+    pub seconds: f64,
+    /// Games in the replay window.
+    pub replay_games: usize,
+    /// Training samples drawn from them.
+    pub replay_samples: usize,
 }
 
 /// Run generation `g` and export its bundle and metrics line.
@@ -66,15 +74,36 @@ pub(super) fn generation<E: Encode>(ctx: &RunContext<'_, E>, g: u32) -> Result<(
         &played,
         resign_threshold,
     )?;
-    let eval = evaluate(ctx, g, &trained.net, &inputs);
-    let cpu_seconds = match (cpu0, process_cpu_seconds()) {
-        (Some(a), Some(b)) => Some(b - a),
-        _ => None,
+    let best = Best {
+        generation: inputs.best,
+        net: &inputs.best_net,
+        elo: inputs.best_elo,
     };
-    let mut metrics = record(ctx, g, &inputs, &played, &trained, eval.as_ref());
-    metrics.cpu_seconds = cpu_seconds;
-    metrics.cpu_seconds_total =
-        cpu_seconds.map(|c| c + inputs.prev.cpu_seconds_total.unwrap_or(0.0));
+    let eval = evaluate::<E>(
+        ctx.config,
+        g,
+        &trained.net,
+        &best,
+        ctx.device,
+        ctx.options.progress,
+    );
+    let (games, sp) = (&played.games, &played.stats);
+    let figures = SelfPlayFigures {
+        selfplay_generation: inputs.best,
+        positions: sp.positions,
+        plies: sp.plies,
+        seconds: played.seconds,
+        reused_games: sp.reused_games,
+        positions_per_second: played.played_rate((sp.plies - sp.reused_plies) as f64),
+        games_per_hour: played.played_rate((games.len() - sp.reused_games) as f64 * 3600.0),
+    };
+    let mut metrics = assemble(
+        ctx.config,
+        (g, &inputs.prev, cpu0),
+        (games, figures),
+        &trained,
+        eval.as_ref().map(|e| (e, inputs.best_elo)),
+    );
     if ctx.config.selfplay.resign {
         metrics.resign = Some(report::resign_metrics(
             &ctx.config.selfplay,
@@ -82,13 +111,11 @@ pub(super) fn generation<E: Encode>(ctx: &RunContext<'_, E>, g: u32) -> Result<(
             &played.stats,
         ));
     }
-    let mut meta = meta_for::<E>(&shape_for::<E>(ctx.config), g, &[]);
-    meta.training = metrics.to_json();
-    meta.lineage = Some(Lineage::at_generation(
-        g,
-        metrics.cpu_seconds_total,
-        inputs.prev_lineage.as_ref(),
-    ));
+    let meta = bundle_meta::<E>(
+        ctx.config,
+        &metrics,
+        (inputs.prev_lineage.as_ref(), metrics.cpu_seconds_total),
+    );
     save_bundle(&ctx.dir.checkpoint(g), &trained.net, &meta)?;
     append_metrics(&ctx.dir.metrics(), &metrics)
         .map_err(TrainError::io("write", ctx.dir.metrics()))?;
@@ -97,6 +124,21 @@ pub(super) fn generation<E: Encode>(ctx: &RunContext<'_, E>, g: u32) -> Result<(
     }
     report::print_generation_line(&metrics, eval.as_ref());
     Ok(())
+}
+
+/// The bundle metadata of generation `metrics.generation`: its record and
+/// its lineage (`parent`'s ancestors carried on, `cpu_seconds_total` the
+/// lineage's CPU time when known).
+pub(crate) fn bundle_meta<E: Encode>(
+    config: &RunConfig,
+    metrics: &GenerationMetrics,
+    (parent, cpu_seconds_total): (Option<&Lineage>, Option<f64>),
+) -> BundleMeta {
+    let g = metrics.generation;
+    let mut meta = meta_for::<E>(&shape_for::<E>(config), g, &[]);
+    meta.training = metrics.to_json();
+    meta.lineage = Some(Lineage::at_generation(g, cpu_seconds_total, parent));
+    meta
 }
 
 /// Load generation `g - 1` and the best generation so far.
@@ -138,18 +180,62 @@ fn train<E: Encode>(
     resign_threshold: f32,
 ) -> Result<Trained> {
     let t0 = Instant::now();
-    let t = &ctx.config.training;
-    let records = load_window::<E>(&ctx.dir.replay(), g, t.replay_window)?;
-    let samples = samples_from_records::<E>(&records, ValueTargets::from_config(t))
+    let records = load_window::<E>(&ctx.dir.replay(), g, ctx.config.training.replay_window)?;
+    let job = TrainJob {
+        config: ctx.config,
+        g,
+        records: &records,
+        new_positions: played.stats.positions as u64,
+        prev,
+        seed: seed_for(ctx.config, g, 1 << 19),
+        progress: ctx.options.progress,
+        resign_threshold: ctx.config.selfplay.resign.then_some(resign_threshold),
+    };
+    train_on::<E>(&job, net, ctx.device, t0)
+}
+
+/// What a generation trains on, and how.
+pub(crate) struct TrainJob<'a> {
+    /// The run config.
+    pub config: &'a RunConfig,
+    /// The generation being trained.
+    pub g: u32,
+    /// The games of the replay window.
+    pub records: &'a [GameRecord],
+    /// The new positions the steps are sized for.
+    pub new_positions: u64,
+    /// The previous generation's record (the run's totals).
+    pub prev: &'a GenerationMetrics,
+    /// Seed of the batches.
+    pub seed: u64,
+    /// Show a progress bar.
+    pub progress: bool,
+    /// The resignation threshold of the games, when resignation is on
+    /// (named when no game left a training position).
+    pub resign_threshold: Option<f32>,
+}
+
+/// Train `net` into generation `job.g` on `job.records`; `t0` is when the
+/// generation's training phase began (reading the window included).
+///
+/// # Errors
+/// Records that do not replay, an empty replay buffer, a lost network.
+pub(crate) fn train_on<E: Encode>(
+    job: &TrainJob<'_>,
+    net: Net,
+    device: &Device,
+    t0: Instant,
+) -> Result<Trained> {
+    let (t, g) = (&job.config.training, job.g);
+    let samples = samples_from_records::<E>(job.records, ValueTargets::from_config(t))
         .map_err(TrainError::Records)?;
     if samples.is_empty() {
-        let hint = if ctx.config.selfplay.resign {
-            format!(
+        let hint = match job.resign_threshold {
+            Some(threshold) => format!(
                 " (with resignation on, every game ended before a recorded search: \
-                 resign_threshold {resign_threshold} is too high)"
-            )
-        } else {
-            String::new()
+                 resign_threshold {threshold} is too high)"
+            ),
+            None => String::new(),
         };
         return Err(TrainError::EmptyReplay {
             generation: g,
@@ -157,20 +243,19 @@ fn train<E: Encode>(
         });
     }
     let steps = t.steps_for(
-        played.stats.positions as u64,
-        prev.train_samples_total,
-        prev.selfplay_positions_total,
+        job.new_positions,
+        job.prev.train_samples_total,
+        job.prev.selfplay_positions_total,
     );
     let lr = t.lr_at(g);
-    let pb = bar(ctx.options, steps as u64, &format!("train g{g}"));
-    let seed = seed_for(ctx.config, g, 1 << 19);
-    let (net, loss) = fit::<E>(net, ctx.device, t, (&samples, steps), (lr, seed), &pb)?;
+    let pb = progress_bar(job.progress, steps as u64, &format!("train g{g}"));
+    let (net, loss) = fit::<E>(net, device, t, (&samples, steps), (lr, job.seed), &pb)?;
     Ok(Trained {
         net,
         loss,
         lr,
         seconds: t0.elapsed().as_secs_f64(),
-        replay_games: records.len(),
+        replay_games: job.records.len(),
         replay_samples: samples.len(),
     })
 }
@@ -183,7 +268,7 @@ fn train<E: Encode>(
 /// The optimiser lost the network.
 pub(crate) fn fit<E: Encode>(
     net: Net,
-    device: &burn::tensor::Device,
+    device: &Device,
     t: &crate::config::TrainingConfig,
     (samples, steps): (&[crate::samples::Sample], usize),
     (lr, seed): (f64, u64),
@@ -209,67 +294,108 @@ pub(crate) fn fit<E: Encode>(
     Ok((trainer.into_net().ok_or(TrainError::LostNetwork)?, loss))
 }
 
-/// The `[eval]` matches of the trained generation (`None` when off).
-fn evaluate<E: Encode>(
-    ctx: &RunContext<'_, E>,
+/// The generation self-play used, which the trained one plays in
+/// `[eval]`.
+pub(crate) struct Best<'a> {
+    /// Its number.
+    pub generation: u32,
+    /// Its network.
+    pub net: &'a Net,
+    /// Its chained Elo (`None`: trained without `[eval]`).
+    pub elo: Option<f64>,
+}
+
+/// The `[eval]` matches of the trained generation `g` (`None` when off or
+/// not due).
+pub(crate) fn evaluate<E: Encode>(
+    config: &RunConfig,
     g: u32,
     trained: &Net,
-    inputs: &Inputs,
+    best: &Best<'_>,
+    device: &Device,
+    progress: bool,
 ) -> Option<EvalSummary> {
-    let config = &ctx.config.eval;
-    if !config.enabled || !g.is_multiple_of(config.every) {
+    let eval = &config.eval;
+    if !eval.enabled || !g.is_multiple_of(eval.every) {
         return None;
     }
-    if ctx.options.progress {
-        let against = if config.games_vs_previous > 0 {
-            format!("generation {} and ", inputs.best)
+    if progress {
+        let against = if eval.games_vs_previous > 0 {
+            format!("generation {} and ", best.generation)
         } else {
             String::new()
         };
         eprintln!("generation {g}: evaluating against {against}the baselines");
     }
-    if ctx.options.progress && inputs.best_elo.is_none() {
+    if progress && best.elo.is_none() {
         eprintln!(
             "note: generation {} has no Elo (trained without [eval]), so the Elo chain from generation 0 is broken",
-            inputs.best
+            best.generation
         );
     }
     Some(arena::evaluate::evaluate_generation_for(
         E::VARIANT,
         trained,
-        Some((&inputs.best_net, inputs.best)),
-        ctx.device,
-        config,
+        Some((best.net, best.generation)),
+        device,
+        eval,
         g,
-        seed_for(ctx.config, g, 1 << 18),
+        seed_for(config, g, 1 << 18),
     ))
 }
 
-/// The generation's metrics record (CPU time and resignation are added by
-/// the caller).
-fn record<E: Encode>(
-    ctx: &RunContext<'_, E>,
-    g: u32,
-    inputs: &Inputs,
-    played: &SelfPlayOutcome,
+/// The self-play side of a generation's record.
+pub(crate) struct SelfPlayFigures {
+    /// The generation whose network played (the oldest, when several did).
+    pub selfplay_generation: u32,
+    /// Training positions of the generation's games.
+    pub positions: usize,
+    /// Plies of the generation's games.
+    pub plies: usize,
+    /// Wall time of the self-play this process waited for.
+    pub seconds: f64,
+    /// Games read back rather than played.
+    pub reused_games: usize,
+    /// Plies per second of this invocation's self-play.
+    pub positions_per_second: Option<f64>,
+    /// Games per hour of this invocation's self-play.
+    pub games_per_hour: Option<f64>,
+}
+
+/// The record of generation `g` (resignation is added by the caller):
+/// the one assembly both loops use. `prev` is the previous generation's
+/// record (the run's totals), `cpu0` the process CPU time when the
+/// generation began, `eval` the `[eval]` result with the Elo of the
+/// generation it played.
+pub(crate) fn assemble(
+    config: &RunConfig,
+    (g, prev, cpu0): (u32, &GenerationMetrics, Option<f64>),
+    (games, sp): (&[GameRecord], SelfPlayFigures),
     trained: &Trained,
-    eval: Option<&EvalSummary>,
+    eval: Option<(&EvalSummary, Option<f64>)>,
 ) -> GenerationMetrics {
-    let (games, sp, loss) = (&played.games, &played.stats, &trained.loss);
-    let batch = ctx.config.training.batch_size;
-    let step = eval.and_then(|e| e.vs_previous.as_ref()).map(chain_step);
-    let elo = |f: fn(&EloEstimate) -> f64| {
-        Some(inputs.best_elo? + f(step.as_ref()?)).filter(|e| e.is_finite())
+    let loss = &trained.loss;
+    let batch = config.training.batch_size;
+    let step = eval
+        .and_then(|(e, _)| e.vs_previous.as_ref())
+        .map(chain_step);
+    let best_elo = eval.and_then(|(_, elo)| elo);
+    let elo =
+        |f: fn(&EloEstimate) -> f64| Some(best_elo? + f(step.as_ref()?)).filter(|e| e.is_finite());
+    let cpu_seconds = match (cpu0, process_cpu_seconds()) {
+        (Some(a), Some(b)) => Some(b - a),
+        _ => None,
     };
+    let eval = eval.map(|(e, _)| e);
     GenerationMetrics {
         generation: g,
-        selfplay_generation: inputs.best,
+        selfplay_generation: sp.selfplay_generation,
         games: games.len(),
         selfplay_positions: sp.positions,
         selfplay_plies: sp.plies,
-        selfplay_seconds: played.seconds,
+        selfplay_seconds: sp.seconds,
         selfplay_reused_games: sp.reused_games,
-        positions_per_second: played.played_rate((sp.plies - sp.reused_plies) as f64),
+        positions_per_second: sp.positions_per_second,
         replay_games: trained.replay_games,
         replay_samples: trained.replay_samples,
         train_steps: loss.steps,
@@ -288,18 +414,14 @@ fn record<E: Encode>(
         elo: elo(|m| m.elo),
         elo_lower: elo(|m| m.lower),
         elo_upper: elo(|m| m.upper),
-        cpu_seconds: None,
-        cpu_seconds_total: None,
-        games_per_hour: played.played_rate((games.len() - sp.reused_games) as f64 * 3600.0),
+        cpu_seconds,
+        cpu_seconds_total: cpu_seconds.map(|c| c + prev.cpu_seconds_total.unwrap_or(0.0)),
+        games_per_hour: sp.games_per_hour,
         policy_entropy: loss.policy_entropy,
         policy_target_entropy: report::mean_target_entropy(games),
-        train_samples_total: inputs.prev.train_samples_total + (loss.steps * batch) as u64,
-        selfplay_positions_total: inputs.prev.selfplay_positions_total + sp.positions as u64,
-        moves_left_loss: ctx
-            .config
-            .network
-            .moves_left
-            .then_some(loss.moves_left_loss),
+        train_samples_total: prev.train_samples_total + (loss.steps * batch) as u64,
+        selfplay_positions_total: prev.selfplay_positions_total + sp.positions as u64,
+        moves_left_loss: config.network.moves_left.then_some(loss.moves_left_loss),
         resign: None,
     }
 }

@@ -30,7 +30,7 @@
 //! trains the previous network with a fresh optimiser), so a resumed run
 //! continues exactly as an uninterrupted one would, up to randomness.
 
-mod branch;
+pub(crate) mod branch;
 mod dir;
 pub(crate) mod generation;
 pub(crate) mod report;
@@ -106,7 +106,8 @@ struct RunContext<'a, E> {
     options: &'a RunOptions,
 }
 
-fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
+/// The seed of part `part` of generation `generation`'s random draws.
+pub(crate) fn seed_for(config: &RunConfig, generation: u32, part: u32) -> u64 {
     rules::zobrist::key(
         config.seed ^ 0x5EED,
         ((generation as u64) << 20) | part as u64,
@@ -245,14 +246,19 @@ fn budget_spent<E: Encode>(dir: &RunDir, done: u32, options: &RunOptions) -> Res
             .and_then(|m| m.cpu_seconds_total)
             .unwrap_or(0.0))
     };
-    let spent = total(done)? - total(first)?;
+    Ok(budget_reached(total(done)? - total(first)?, budget, done))
+}
+
+/// Whether `spent` CPU-seconds after generation `done` reach `budget`;
+/// says so when they do (also with `--quiet`: it says why the run stopped
+/// early). Shared by the run directory's loop and the store's trainer.
+pub(crate) fn budget_reached(spent: f64, budget: f64, done: u32) -> bool {
     if spent >= budget {
-        // Also with --quiet: it says why the run stopped early.
         eprintln!(
             "CPU budget spent: {spent:.2} of {budget:.2} CPU-seconds after generation {done}"
         );
     }
-    Ok(spent >= budget)
+    spent >= budget
 }
 
 /// A progress bar (hidden without `--progress`).

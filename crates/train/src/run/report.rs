@@ -15,7 +15,7 @@ use crate::metrics::{read_metrics, GenerationMetrics, ResignMetrics};
 /// virtual draw added (the ladder's prior, see `arena::ladder`), so a clean
 /// sweep gives a large finite step instead of an infinite one. Interval:
 /// this match's only (the reference's own uncertainty is not added).
-pub(super) fn chain_step(m: &MatchSummary) -> EloEstimate {
+pub(crate) fn chain_step(m: &MatchSummary) -> EloEstimate {
     EloEstimate::from_wdl(&WdlCounts {
         wins: m.wins,
         draws: m.draws + 1,
@@ -73,6 +73,21 @@ pub(super) fn write_learning_curve<E: Encode>(dir: &RunDir) {
     let Ok(records) = read_metrics(&dir.metrics()) else {
         return;
     };
+    if let Err(e) = draw_learning_curve::<E>(&records, &dir.learning_curve()) {
+        eprintln!("warning: {e}");
+    }
+}
+
+/// Draw the learning curve of the metrics `records` into the PNG file
+/// `out`. `Ok(false)` when there is nothing to draw yet (no evaluation),
+/// leaving `out` as it was.
+///
+/// # Errors
+/// The chart cannot be drawn or written (the message names `out`).
+pub(crate) fn draw_learning_curve<E: Encode>(
+    records: &[GenerationMetrics],
+    out: &std::path::Path,
+) -> Result<bool, String> {
     let point = |r: &GenerationMetrics, (elo, lower, upper): (Option<f64>, f64, f64)| {
         Some(CurvePoint {
             generation: r.generation,
@@ -100,7 +115,7 @@ pub(super) fn write_learning_curve<E: Encode>(dir: &RunDir) {
         name: "generation 0 (chained)".into(),
         points: chained.flatten().collect(),
     }];
-    for name in opponents(&records) {
+    for name in opponents(records) {
         let points = records.iter().filter_map(|r| {
             let m = anchor_results(r).into_iter().find(|m| m.opponent == name)?;
             point(r, (m.elo, m.lower, m.upper))
@@ -117,14 +132,12 @@ pub(super) fn write_learning_curve<E: Encode>(dir: &RunDir) {
         series.remove(0);
     }
     if series.iter().all(|s| s.points.is_empty()) {
-        return;
+        return Ok(false);
     }
     let title = format!("{}: Elo vs CPU-hours", E::VARIANT);
-    if let Err(e) =
-        arena::chart::draw_learning_curve(&dir.learning_curve(), &title, &series, 800, 480)
-    {
-        eprintln!("warning: {e}");
-    }
+    arena::chart::draw_learning_curve(out, &title, &series, 800, 480)
+        .map(|()| true)
+        .map_err(|e| e.to_string())
 }
 
 /// One match against a fixed opponent, as a metrics record holds it.
@@ -176,7 +189,7 @@ fn opponents(records: &[GenerationMetrics]) -> Vec<String> {
 /// games resigned and were played out, the false-positive rate measured on
 /// the played-out games at that threshold, and the threshold calibrated for
 /// the next generation ([`selfplay::resign`]).
-pub(super) fn resign_metrics(
+pub(crate) fn resign_metrics(
     sp: &SelfPlayConfig,
     threshold: f32,
     stats: &selfplay::SelfPlayStats,
