@@ -30,7 +30,7 @@ mod winograd;
 pub use bundle::{
     load_bundle, load_bundle_bytes, save_bundle, BundleError, BundleFiles, BundleMeta,
 };
-pub use device::device_from_name;
+pub use device::{device_from_name, Backend, DeviceError};
 pub use evaluator::NetEvaluator;
 pub use fused::{FusedError, FusedNet, FusedOutput};
 pub use net::{Net, NetOutput, NetShape, MOVES_LEFT_SCALE};

@@ -58,7 +58,9 @@ impl Catalog {
     /// [`StartError::Bundle`] when a bundle folder exists but does not load
     /// (a broken bundle should stop the start, not a later request).
     pub fn load(models: &Path) -> Result<Catalog, StartError> {
-        let device = model::device_from_name("cpu").map_err(StartError::Device)?;
+        let device = model::Backend::Cpu
+            .device()
+            .map_err(|e| StartError::Device(e.to_string()))?;
         let mut entries = Vec::new();
         for variant in VariantId::ALL {
             let dir = models.join(variant.as_str());

@@ -40,7 +40,7 @@ pub struct AnalyseArgs {
     bundle: Option<PathBuf>,
     /// Backend: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
-    device: String,
+    device: model::Backend,
     /// CPU threads of the network (0 = all cores).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -123,7 +123,7 @@ impl Analyser {
 /// Serve requests until end of input.
 pub fn run(args: AnalyseArgs) -> Result<()> {
     super::set_threads(args.threads);
-    let device = model::device_from_name(&args.device).map_err(|e| anyhow::anyhow!(e))?;
+    let device = args.device.device()?;
     let mut analyser = Analyser {
         default_bundle: args.bundle,
         default_budget: args.budget.budget(),

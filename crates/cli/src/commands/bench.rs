@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{bail, Result};
 use burn::tensor::Device;
 use clap::Args;
 use encoding::Encode;
@@ -57,7 +57,7 @@ pub struct BenchArgs {
     /// Backend: cpu (burn flex; inference also timed on the fused path),
     /// ndarray, wgpu or cuda (each needs a build with that feature).
     #[arg(long, default_value = "cpu")]
-    device: String,
+    device: model::Backend,
     /// Training step for `--what train`: fast (the hand-written step) or
     /// burn (autodiff); default: the config's `[training] backend`.
     #[arg(long)]
@@ -131,7 +131,7 @@ pub fn run(args: BenchArgs) -> Result<()> {
         );
     }
     super::set_threads(config.threads);
-    let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
+    let device = args.device.device()?;
     rules::with_variant!(args.variant, G => bench_for::<G>(&args, &config, &device))
 }
 

@@ -45,7 +45,7 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     if !args.force {
         check_same_variant(&args.out, &G::VARIANT.to_string())?;
     }
-    let device = model::device_from_name("cpu").map_err(|e| anyhow!(e))?;
+    let device = model::Backend::Cpu.device()?;
     let (net, mut meta) = load_bundle::<G>(&args.model, &device)?;
     let results = args
         .strength

@@ -51,7 +51,7 @@ pub fn run(args: GrowArgs) -> Result<()> {
 }
 
 fn grow_for<G: Encode>(args: &GrowArgs) -> Result<()> {
-    let device = model::device_from_name("cpu").map_err(|e| anyhow!(e))?;
+    let device = model::Backend::Cpu.device()?;
     let (net, mut meta) = load_bundle::<G>(&args.model, &device)?;
     let (old, mut shape) = (meta.shape.clone(), meta.shape.clone());
     shape.blocks = args.blocks.unwrap_or(old.blocks);

@@ -50,7 +50,7 @@ pub struct LadderArgs {
     pub seed: u64,
     /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
-    pub device: String,
+    pub device: model::Backend,
     /// Fairy-Stockfish variant file for viking (default: the project's
     /// configs/fairy-stockfish/viking.ini, built into lokizero).
     #[arg(long)]
@@ -85,7 +85,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
 
 fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
     let ctx = context(
-        &args.device,
+        args.device,
         args.budget.budget(),
         args.ply_cap,
         args.viking_ini.as_deref(),

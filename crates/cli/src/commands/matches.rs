@@ -71,7 +71,7 @@ pub struct MatchOptions {
     pub seed: u64,
     /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
-    pub device: String,
+    pub device: model::Backend,
     /// Fairy-Stockfish variant file for viking (default: the project's
     /// configs/fairy-stockfish/viking.ini, built into lokizero).
     #[arg(long)]
@@ -112,14 +112,14 @@ pub fn resolve_variant(specs: &[&str], flag: Option<&str>) -> Result<VariantId> 
 /// engines, as `go nodes` / `go movetime`) think `budget` per move unless
 /// their spec says otherwise.
 pub fn context(
-    device: &str,
+    device: model::Backend,
     budget: Budget,
     ply_cap: u32,
     viking_ini: Option<&std::path::Path>,
     uci_timeout: f64,
     search: &PlaySearchArgs,
 ) -> Result<FactoryContext> {
-    let device = model::device_from_name(device).map_err(|e| anyhow!(e))?;
+    let device = device.device()?;
     if !(uci_timeout.is_finite() && uci_timeout > 0.0) {
         bail!("--uci-timeout must be a positive number of seconds");
     }
@@ -153,7 +153,7 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
 fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Result<()> {
     let sprt = args.sprt.as_deref().map(SprtConfig::parse).transpose()?;
     let ctx = context(
-        &args.device,
+        args.device,
         args.budget.budget(),
         args.ply_cap,
         args.viking_ini.as_deref(),

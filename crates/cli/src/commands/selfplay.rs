@@ -1,6 +1,6 @@
 //! `lokizero selfplay`: a self-play worker of a distributed run.
 
-use anyhow::{anyhow, Result};
+use anyhow::Result;
 use clap::Args;
 use train::cluster::{read_config, run_worker, WorkerOptions};
 
@@ -20,7 +20,7 @@ pub struct SelfplayArgs {
     worker: Option<String>,
     /// Backend of the self-play network (cpu = the fused CPU path).
     #[arg(long, default_value = "cpu")]
-    device: String,
+    device: model::Backend,
     /// Stop after uploading this many chunks (default: when the run is
     /// finished).
     #[arg(long, value_name = "N")]
@@ -52,7 +52,7 @@ pub fn run(args: SelfplayArgs) -> Result<()> {
         std::thread::sleep(poll);
     };
     super::set_threads(config.threads);
-    let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
+    let device = args.device.device()?;
     let options = WorkerOptions {
         worker: worker.clone(),
         max_chunks: args.max_chunks,

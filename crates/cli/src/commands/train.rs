@@ -23,13 +23,13 @@ pub struct TrainArgs {
     /// Backend: cpu (burn flex), or wgpu / cuda (GPU; need a build with
     /// --features wgpu or cuda).
     #[arg(long, default_value = "cpu")]
-    device: String,
+    device: model::Backend,
     /// Backend of the self-play network when it should differ from
     /// --device: `--device wgpu --selfplay-device cpu` trains on the GPU
     /// and plays on the CPU's fused path (faster for small networks on a
     /// many-core machine; docs/benchmarks.md, "GPU").
     #[arg(long)]
-    selfplay_device: Option<String>,
+    selfplay_device: Option<model::Backend>,
     /// Override the number of generations of the config.
     #[arg(long)]
     generations: Option<u32>,
@@ -143,7 +143,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             .map_err(|e| anyhow!("--generations: {e}"))?;
     }
     super::set_threads(config.threads);
-    let device = model::device_from_name(&args.device).map_err(|e| anyhow!(e))?;
+    let device = args.device.device()?;
     if let Some(b) = args.cpu_budget {
         if !(b.is_finite() && b > 0.0) {
             return Err(anyhow!(
@@ -162,8 +162,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
         cpu_budget_seconds: args.cpu_budget,
         selfplay_device: args
             .selfplay_device
-            .as_deref()
-            .map(model::device_from_name)
+            .map(model::Backend::device)
             .transpose()
             .map_err(|e| anyhow!("--selfplay-device: {e}"))?,
         init_from: args.init_from,

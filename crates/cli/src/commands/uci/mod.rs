@@ -43,7 +43,7 @@ pub struct UciArgs {
     bundle: String,
     /// Backend: cpu or cuda.
     #[arg(long, default_value = "cpu")]
-    device: String,
+    device: model::Backend,
     /// Default `Threads` (CPU threads of the network).
     #[arg(long, default_value_t = 1)]
     threads: usize,
@@ -108,7 +108,7 @@ struct Running {
 /// The engine state between commands.
 struct Engine {
     out: Out,
-    device: String,
+    device: model::Backend,
     options: Options,
     /// The rayon pool was sized (on the first network load); `Threads`
     /// cannot change after that.
@@ -128,7 +128,7 @@ impl Engine {
     fn new(out: Out, args: &UciArgs) -> Self {
         Engine {
             out,
-            device: args.device.clone(),
+            device: args.device,
             options: Options::new(args.variant, args.bundle.clone(), args.threads),
             threads_fixed: false,
             bot: None,
@@ -280,7 +280,7 @@ impl Engine {
             super::set_threads(self.options.threads);
             self.threads_fixed = true;
         }
-        let device = model::device_from_name(&self.device)?;
+        let device = self.device.device().map_err(|e| e.to_string())?;
         let bot = Bot::load_for(variant, &path, &device).map_err(|e| e.to_string())?;
         self.bot = Some(bot);
         self.loaded = Some((variant, path));

@@ -16,7 +16,7 @@ fn engine(variant: VariantId) -> (Engine, Arc<Mutex<Vec<u8>>>) {
     let args = UciArgs {
         variant,
         bundle: String::new(),
-        device: "cpu".into(),
+        device: model::Backend::Cpu,
         threads: 1,
         budget: Default::default(),
     };
