@@ -8,11 +8,15 @@
 //! fresh engine process for the next game. The process is killed on drop.
 //!
 //! The engine gets the game as `position fen <start> moves <m1> <m2> ...`:
-//! the position it last saw the game from and the whole moves played
+//! the position it first saw the game from and the whole moves played
 //! since (found by [`UciPlayer`] from one position to the next), so it sees
-//! repetitions as the referee does; after a position it cannot follow
-//! (the first of a game, or an unrelated one) the line starts anew from
-//! it. The referee is always our rules implementation.
+//! the repetitions of the moves played since; after a position it cannot
+//! follow (the first of a game, or an unrelated one) the line starts anew
+//! from it. The random opening plies before that are not in the line: in
+//! hnefatafl and loki, whose ban on a side's third use of one move token
+//! counts the whole game and is not in the position text, an engine can
+//! still play a move the referee refuses (a forfeit; seen in 2 of 100
+//! hnefatafl games). The referee is always our rules implementation.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};

@@ -195,6 +195,13 @@ pub async fn analyse(
         .variant_id()?
         .ok_or_else(|| ApiError::Invalid("the request needs \"variant\"".into()))?;
     let budget = request.budget(&service.config.default_budget, service.config.max_nodes)?;
+    let max_time = Duration::from_millis(service.config.max_movetime_ms);
+    if budget.time.is_some_and(|t| t.is_zero() || t > max_time) {
+        return Err(ApiError::Invalid(format!(
+            "movetime must be in 1ms..={}ms (the service's cap)",
+            service.config.max_movetime_ms
+        )));
+    }
     // Check the position before queueing for a search slot.
     bot::validate_position(variant, request.position.as_deref(), &request.moves)?;
     if !service.catalog.has_bot(variant) {

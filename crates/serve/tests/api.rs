@@ -438,6 +438,26 @@ async fn bad_input_gets_a_4xx_naming_the_problem() {
         &post(
             &service,
             "/api/analyse",
+            json!({"variant": "losers", "movetime": "1000s"}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "movetime",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/analyse",
+            json!({"variant": "losers", "movetime": "soon"}),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "movetime",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/analyse",
             json!({"variant": "losers", "bundle": "/etc"}),
         )
         .await,

@@ -14,8 +14,10 @@ use search::{Budget, SearchConfig, PLAY_POLICY_TEMPERATURE};
 #[derive(Args, Debug, Clone, Default)]
 pub struct BudgetArgs {
     /// Root visits per move (network evaluations and terminal scorings; the
-    /// visits a kept subtree brought count, as lc0's `go nodes`); > 0
-    /// [default: 200 when --movetime is not given either].
+    /// visits a kept subtree brought count, as lc0's `go nodes`); > 0.
+    /// Without --nodes and --movetime: 200 root visits (for `uci`, a bare
+    /// `go` then searches until `stop`; for `analyse` and `serve` these
+    /// flags set the budget of requests that name none).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
     pub nodes: Option<u32>,
     /// Wall time per move: `250ms`, `1s`, `1.5s` (the search stops before a

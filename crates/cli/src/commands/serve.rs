@@ -70,6 +70,14 @@ pub fn run(args: ServeArgs) -> Result<()> {
     config.idle_timeout = Duration::from_secs(args.idle_minutes.max(1).saturating_mul(60));
     config.max_nodes = args.max_nodes.max(1);
     config.default_budget = args.budget.budget();
+    if let Some(t) = config.default_budget.time {
+        if t > Duration::from_millis(config.max_movetime_ms) {
+            anyhow::bail!(
+                "--movetime {t:?} is above --max-movetime-ms {} (the cap of every request)",
+                config.max_movetime_ms
+            );
+        }
+    }
     // clap checked the ranges of these three (ServeConfig::validate too).
     config.max_movetime_ms = args.max_movetime_ms;
     config.header_read_timeout = Duration::from_secs(args.header_timeout_secs);
