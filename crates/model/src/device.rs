@@ -10,7 +10,7 @@ pub const DEVICE_NAMES: &str =
      gpu (cuda if built in, else wgpu)";
 
 /// A backend `--device` names (see [`DEVICE_NAMES`]); parsed from its
-/// name ([`Backend::from_str`]), turned into a burn device by
+/// name (`Backend`'s `FromStr`), turned into a burn device by
 /// [`Backend::device`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
@@ -108,7 +108,7 @@ impl Backend {
     }
 }
 
-/// The device for the backend `name` ([`Backend::from_str`], then
+/// The device for the backend `name` (`Backend`'s `FromStr`, then
 /// [`Backend::device`]).
 ///
 /// # Errors
