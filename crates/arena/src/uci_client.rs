@@ -25,6 +25,7 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
+use bot::same_position;
 use rules::Game;
 
 use crate::player::Contestant;
@@ -258,12 +259,6 @@ impl UciEngine {
             };
         }
     }
-}
-
-/// Whether `a` and `b` are the same position: ply, repetition hash and
-/// text agree.
-fn same_position<G: Game>(a: &G, b: &G) -> bool {
-    a.ply() == b.ply() && a.position_hash() == b.position_hash() && a.to_text() == b.to_text()
 }
 
 /// The token of the whole move that leads from `from` to `to`: one

@@ -671,8 +671,9 @@ fn action_budget<G: BotGame>(
 }
 
 /// Whether `a` and `b` are the same position: their ply, repetition hash
-/// and text agree.
-fn same_position<G: Game>(a: &G, b: &G) -> bool {
+/// and text agree (how a player that is handed positions recognises the
+/// game it is following).
+pub fn same_position<G: Game>(a: &G, b: &G) -> bool {
     a.ply() == b.ply() && a.position_hash() == b.position_hash() && a.to_text() == b.to_text()
 }
 

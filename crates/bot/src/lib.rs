@@ -50,8 +50,8 @@ pub use any::{validate_position, Bot};
 pub use clock::Clock;
 pub use error::BotError;
 pub use game_bot::{
-    describe_outcome, parse_position, GameBot, MoveChoice, NetPlayoutEvaluator, INFO_INTERVAL,
-    MAX_PV, ROLLOUT_MAX_PLIES,
+    describe_outcome, parse_position, same_position, GameBot, MoveChoice, NetPlayoutEvaluator,
+    INFO_INTERVAL, MAX_PV, ROLLOUT_MAX_PLIES,
 };
 pub use limits::Strength;
 pub use move_text::{moves_of_line, BotGame};
