@@ -41,6 +41,8 @@ function setState(game, last) {
   render();
 }
 
+lab.render = () => render(); // redraw (the browser tests draw long move lists)
+
 function render() {
   const game = lab.game;
   const info = variantInfo();
@@ -67,6 +69,8 @@ function render() {
   }
   const pass = game.legal.find((m) => m.kind === 'pass');
   $('pass').hidden = !pass || mover() !== 'human';
+  // Stop belongs to watch mode (bot against bot) only.
+  $('stop').hidden = $('players').value !== 'watch';
   $('position-text').textContent = game.position;
   document.body.dataset.state = game.outcome ? 'over' : lab.busy ? 'thinking' : 'idle';
 }
@@ -128,6 +132,16 @@ function renderMoves(info) {
 function renderEval(info) {
   const bar = $('eval-fill');
   const label = $('eval-label');
+  const outcome = lab.game.outcome;
+  if (outcome) {
+    // The game is decided: the bar shows the result, not a guess.
+    const first = outcome.winner === 'first' ? 1 : outcome.winner === 'second' ? 0 : 0.5;
+    bar.style.height = `${first * 100}%`;
+    label.textContent = outcome.winner
+      ? `Result: ${info.sides[outcome.winner === 'first' ? 0 : 1]} won`
+      : 'Result: draw';
+    return;
+  }
   if (!lab.wdl) {
     bar.style.height = '50%';
     label.textContent = 'no evaluation yet';
@@ -155,6 +169,8 @@ function renderStatus(info) {
   }
   $('status').textContent = text;
   $('error').textContent = lab.error;
+  // A failed bot move (e.g. Nodes over the service's cap) can be asked again.
+  $('retry').hidden = !(lab.error && !lab.busy && !game.outcome && mover() === 'bot');
 }
 
 function onSquare(square) {
@@ -258,9 +274,12 @@ async function main() {
   if (params.get('variant')) $('variant').value = params.get('variant');
   if (params.get('players')) $('players').value = params.get('players');
   if (params.get('position')) $('position').value = params.get('position');
+  // A new variant starts its game at once (the old position box text
+  // belongs to the old variant): the board and the "Measured" line agree.
   $('variant').addEventListener('change', () => {
     $('position').value = '';
     describeVariant();
+    startGame();
   });
   $('new-game').addEventListener('click', startGame);
   $('pass').addEventListener('click', () => {
@@ -275,6 +294,14 @@ async function main() {
   $('stop').addEventListener('click', () => {
     lab.watching = false;
   });
+  const retry = () => {
+    if (!lab.error || mover() !== 'bot') return;
+    lab.watching = $('players').value === 'watch';
+    maybeBot();
+  };
+  $('retry').addEventListener('click', retry);
+  $('nodes').addEventListener('change', retry);
+  $('level').addEventListener('change', retry);
   describeVariant();
   await startGame();
 }

@@ -87,6 +87,13 @@ async function main() {
     failures += 1;
     console.log(`FAIL page error: ${e}`);
   });
+  // Every resource the page asks for exists.
+  page.on('response', (r) => {
+    if (r.status() === 404) {
+      failures += 1;
+      console.log(`FAIL 404: ${r.url()}`);
+    }
+  });
 
   for (const variant of VARIANTS) {
     await test(`${variant}: a clicked move and the bot's answer`, async () => {
@@ -143,8 +150,100 @@ async function main() {
       await page.waitForFunction(() => document.body.dataset.state === 'over', null, { timeout: 10000 });
       const status = await page.textContent('#status');
       assert(status.includes('Game over') && status.includes(winner), `status: ${status}`);
+      // The evaluation bar shows the result, never a contradicting guess.
+      const label = await page.textContent('#eval-label');
+      assert(label.startsWith('Result:') && label.includes(winner.split(' ')[0]), `eval label: ${label}`);
+      const over = await game(page);
+      const height = await page.evaluate(() => document.getElementById('eval-fill').style.height);
+      const expected = over.outcome.winner === 'first' ? '100%' : over.outcome.winner === 'second' ? '0%' : '50%';
+      assert(height === expected, `bar ${height}, expected ${expected} for ${over.outcome.winner}`);
     });
   }
+
+  await test('a failed bot move can be asked again', async () => {
+    const start = await open(page, { variant: 'losers', players: 'first' });
+    await page.fill('#nodes', '500000');
+    await page.dispatchEvent('#nodes', 'change');
+    await clickMove(page, start.legal.find((m) => m.kind === 'move'));
+    await settle(page);
+    const error = await page.textContent('#error');
+    assert(/nodes/.test(error), `error shown: ${error}`);
+    assert(await page.isVisible('#retry'), 'the retry button is shown');
+    assert((await game(page)).moves.length === 1, 'the bot has not moved');
+    // Correcting the field asks again.
+    await page.fill('#nodes', NODES);
+    await page.dispatchEvent('#nodes', 'change');
+    await page.waitForFunction(() => window.lab.game.moves.length === 2, null, { timeout: 20000 });
+    await settle(page);
+    assert((await page.textContent('#error')) === '', 'the error is cleared');
+    assert(!(await page.isVisible('#retry')), 'the retry button is hidden again');
+  });
+
+  await test('choosing another variant starts its game at once', async () => {
+    await open(page, { variant: 'losers', players: 'first' });
+    await page.selectOption('#variant', 'viking');
+    await page.waitForFunction(() => window.lab.game.variant === 'viking', null, { timeout: 10000 });
+    await settle(page);
+    const squares = await page.locator('#board .square').count();
+    assert(squares === 12 * 7, `the board has ${squares} squares`);
+    const strength = await page.textContent('#strength');
+    const listed = await page.evaluate(() => window.lab.info.variants.find((v) => v.id === 'viking').strength);
+    assert(!listed || strength.includes(listed), `strength line: ${strength}`);
+  });
+
+  await test('Stop shows in watch mode only', async () => {
+    await open(page, { variant: 'shakti', players: 'first' });
+    assert(!(await page.isVisible('#stop')), 'Stop shown while playing');
+    await page.selectOption('#players', 'watch');
+    await page.waitForFunction(() => !document.getElementById('stop').hidden, null, { timeout: 5000 });
+    await page.click('#stop');
+    await settle(page);
+  });
+
+  await test('the page declares its icon (a browser asks no /favicon.ico, which 404s)', async () => {
+    const icon = await page.evaluate(() => document.querySelector('link[rel="icon"]')?.getAttribute('href'));
+    assert(icon, 'no icon link');
+  });
+
+  await test('chess boards are coloured from a1, dark on every board', async () => {
+    for (const variant of ['losers', 'viking']) {
+      await open(page, { variant, players: 'first' });
+      const shade = (sq) =>
+        page.evaluate((name) => {
+          const cell = document.querySelector(`[data-square="${name}"]`);
+          return cell.classList.contains('dark') ? 'dark' : cell.classList.contains('light') ? 'light' : 'none';
+        }, sq);
+      assert((await shade('a1')) === 'dark', `${variant} a1 is ${await shade('a1')}`);
+      assert((await shade('b1')) === 'light', `${variant} b1 is ${await shade('b1')}`);
+    }
+  });
+
+  await test('a 300-ply move list is whole, readable and scrolled to the end', async () => {
+    await open(page, { variant: 'shakti', players: 'first' });
+    const list = await page.evaluate(() => {
+      const moves = Array.from({ length: 300 }, (_, i) => `m${i + 1}`);
+      window.lab.game = { ...window.lab.game, moves };
+      window.lab.render();
+      const el = document.getElementById('moves');
+      const box = el.getBoundingClientRect();
+      const within = (li) => {
+        const r = li.getBoundingClientRect();
+        return r.right <= box.right + 1 && r.left >= box.left - 1;
+      };
+      const last = el.lastElementChild.getBoundingClientRect();
+      return {
+        items: el.children.length,
+        sideways: el.scrollWidth > el.clientWidth + 1,
+        allWithin: [...el.children].every(within),
+        lastVisible: last.bottom <= box.bottom + 1 && last.top >= box.top - 1,
+        lastText: el.lastElementChild.textContent,
+      };
+    });
+    assert(list.items === 300, `${list.items} items`);
+    assert(!list.sideways && list.allWithin, 'the move list overflows sideways');
+    assert(list.lastVisible, 'the newest move is scrolled into view');
+    assert(list.lastText === 'm300', `last item ${list.lastText}`);
+  });
 
   await test('losers: a whole game, bot against bot', async () => {
     await open(page, { variant: 'losers', players: 'watch' });
@@ -153,6 +252,7 @@ async function main() {
     const status = await page.textContent('#status');
     assert(over.outcome && status.includes('Game over'), `ended: ${status}`);
     console.log(`     ${over.moves.length} plies, ${over.outcome.text}`);
+
   });
 
   await context.close();
