@@ -1,6 +1,8 @@
 //! Profile helper: runs only the fused forward pass of a fresh network on
-//! random inputs. `cargo run --release -p model --example fused_profile -- C P H W F BLOCKS BATCH SECONDS TARGET_ROWS [direct]`
-//! (`direct`: the trunk on the direct kernel instead of Winograd).
+//! random inputs. `cargo run --release -p model --example fused_profile -- C P H W F BLOCKS BATCH SECONDS TARGET_ROWS [direct|int8|int8:KERNEL]`
+//! (`direct`: the trunk on the direct `f32` kernel instead of Winograd;
+//! `int8`: the trunk on int8, `model::Precision::Int8`; `int8:avx2`: on
+//! that int8 kernel, one of `model::quant::int8_kernels()`).
 use burn::tensor::Device;
 use model::{FusedNet, Net, NetShape};
 use std::time::Instant;
@@ -8,6 +10,7 @@ use std::time::Instant;
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let direct = args.get(9).is_some_and(|x| x == "direct");
+    let int8 = args.get(9).and_then(|x| x.strip_prefix("int8"));
     let a: Vec<usize> = args
         .iter()
         .take(9)
@@ -30,6 +33,13 @@ fn main() {
         .with_target_rows(a[8]);
     let fused = if direct {
         fused.without_winograd()
+    } else if let Some(kernel) = int8 {
+        match kernel.strip_prefix(':') {
+            Some(k) => fused
+                .with_int8_kernel(k)
+                .expect("this CPU runs that int8 kernel"),
+            None => fused.with_precision(model::Precision::Int8),
+        }
     } else {
         fused
     };

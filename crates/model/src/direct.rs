@@ -8,7 +8,7 @@
 //! 32 filters the im2col copy (9 copies of every activation per layer)
 //! and gemm's packing took about a quarter of inference time (`perf` on
 //! `examples/fused_profile.rs`), which left the chess networks at 0.78x
-//! onnxruntime (`docs/benchmarks.md`, issue #9). onnxruntime's CPU
+//! onnxruntime (`docs/benchmarks.md`). onnxruntime's CPU
 //! kernels (MLAS, NCHWc) convolve directly; so does this module.
 //!
 //! How: activations are `[positions, H + 2, W + 2, C]` with a zero border
@@ -22,6 +22,26 @@
 //! add, ReLU, layout change), so each layer is one pass over its output.
 //! Built three times — AVX-512, AVX2+FMA and portable — and picked at run
 //! time (`is_x86_feature_detected!`), as the `gemm` crate does.
+
+/// Which instruction sets the CPU kernels (`direct.rs`, `winograd.rs`,
+/// `quant.rs`) may use, from the environment variable `LOKIZERO_MAX_ISA`
+/// (read once): `portable` (no SIMD kernels), `avx2` (AVX2, FMA and
+/// AVX-VNNI, no AVX-512), anything else or unset: all the CPU has. For
+/// measuring what a CPU without AVX-512 gets (oneDNN's
+/// `ONEDNN_MAX_CPU_ISA` does the same); `true` when `level` (0 portable,
+/// 1 AVX2, 2 AVX-512) is allowed.
+pub(crate) fn isa_allowed(level: u8) -> bool {
+    static MAX: std::sync::OnceLock<u8> = std::sync::OnceLock::new();
+    let max =
+        *MAX.get_or_init(
+            || match std::env::var("LOKIZERO_MAX_ISA").as_deref().map(str::trim) {
+                Ok("portable") => 0,
+                Ok("avx2") => 1,
+                _ => 2,
+            },
+        );
+    level <= max
+}
 
 /// Floats per weight block when the output channels allow: two AVX-512
 /// vectors or four AVX2 vectors.
@@ -74,7 +94,7 @@ impl Padded {
     /// from `(ky - 1, -1)` on, which are neighbours in memory, so one run
     /// of `3 * cin` floats against weight rows `3 * ky * cin ..`; a 1x1
     /// kernel reads one run of `cin` floats.
-    fn segments(&self, taps: usize, cin: usize) -> Vec<(isize, usize, usize)> {
+    pub fn segments(&self, taps: usize, cin: usize) -> Vec<(isize, usize, usize)> {
         if taps == 1 {
             return vec![(0, cin, 0)];
         }
@@ -178,6 +198,17 @@ impl DirectConv {
     /// multiple of 16.
     pub fn cout_pad(&self) -> usize {
         self.cout_pad
+    }
+
+    /// The weights, `[taps * cin, cout_pad]` row-major (the padding
+    /// columns zero).
+    pub fn weight(&self) -> &[f32] {
+        &self.weight
+    }
+
+    /// The bias, `[cout_pad]` (the padding zero).
+    pub fn bias(&self) -> &[f32] {
+        &self.bias
     }
 
     /// Convolve `src` (the interior's geometry, `cin` channels, zero
@@ -374,7 +405,10 @@ impl Kernel {
         )];
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            if isa_allowed(1)
+                && std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("fma")
+            {
                 let (wide, narrow): (BlockFn, BlockFn) = (avx2::block::<4>, avx2::block::<2>);
                 out.push((
                     "avx2",
@@ -385,7 +419,7 @@ impl Kernel {
                     },
                 ));
             }
-            if std::is_x86_feature_detected!("avx512f") {
+            if isa_allowed(2) && std::is_x86_feature_detected!("avx512f") {
                 let (wide, narrow): (BlockFn, BlockFn) = (avx512::block::<2>, avx512::block::<1>);
                 out.push((
                     "avx512",

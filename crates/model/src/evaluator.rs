@@ -17,6 +17,7 @@ use search::{Evaluator, Wdl};
 
 use crate::fused::{FusedNet, FusedOutput};
 use crate::net::{Net, MOVES_LEFT_SCALE};
+use crate::quant::{int8_accelerated, Precision};
 
 /// Evaluates batches of positions of game `E` with a [`Net`] in inference
 /// mode. The input buffer is reused across calls, so the hot path does not
@@ -50,7 +51,7 @@ pub struct NetEvaluator<E: Encode> {
 /// gives (`MovesLeftSlope` 0.0027 per ply, capped at 0.0345); at 0.999 the
 /// gain was 0.008, under the noise between the value head's estimates of
 /// sibling positions, and a won losers endgame was shuffled to the
-/// match's ply cap (docs/experiments.md, session 18).
+/// match's ply cap (`docs/experiments.md`).
 pub const DEFAULT_MOVES_LEFT_DISCOUNT: f32 = 0.997;
 
 /// Move the fraction `1 - gamma^plies_left` of the win and loss mass of
@@ -104,6 +105,46 @@ impl<E: Encode> NetEvaluator<E> {
     /// call (empty without the moves-left head).
     pub fn last_moves_left(&self) -> &[f32] {
         &self.moves_left
+    }
+
+    /// Run the fused path's trunk convolutions in `precision` (see
+    /// [`Self::set_precision`]).
+    pub fn with_precision(mut self, precision: Precision) -> Self {
+        self.set_precision(precision);
+        self
+    }
+
+    /// Run the fused path's trunk convolutions in `precision`
+    /// ([`FusedNet::with_precision`]). [`Precision::Int8`] takes effect
+    /// only on the fused path (the CPU) and on a CPU whose int8 kernel
+    /// beats `fp32` (AVX2 or VNNI, [`crate::quant::int8_accelerated`]):
+    /// elsewhere the evaluator stays `fp32`, the reference. Returns the
+    /// precision in effect ([`Self::precision`]).
+    pub fn set_precision(&mut self, precision: Precision) -> Precision {
+        let effective = match precision {
+            Precision::Int8 if int8_accelerated() => Precision::Int8,
+            _ => Precision::Fp32,
+        };
+        self.force_precision(effective);
+        self.precision()
+    }
+
+    /// Like [`Self::set_precision`] but without the fall-back: int8 runs on
+    /// the portable kernel where the CPU has no faster one (for the
+    /// equivalence tests; slower than `fp32` there). No effect off the
+    /// fused path.
+    pub fn force_precision(&mut self, precision: Precision) {
+        if let Some(fused) = self.fused.take() {
+            self.fused = Some(fused.with_precision(precision));
+        }
+    }
+
+    /// The precision the forward pass runs in: `fp32` unless the fused
+    /// path runs its trunk on int8.
+    pub fn precision(&self) -> Precision {
+        self.fused
+            .as_ref()
+            .map_or(Precision::Fp32, FusedNet::precision)
     }
 
     /// Whether the forward pass runs on the [`FusedNet`] path.

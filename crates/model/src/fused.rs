@@ -28,6 +28,9 @@
 //!   reusable scratch buffers (activations stay in cache; no allocation per
 //!   position).
 //!
+//! [`FusedNet::with_precision`] runs the trunk's 3x3 convolutions on int8
+//! instead ([`crate::quant`]; `f32` stays the default and the reference).
+//!
 //! The value head's dense layers use the `gemm` crate (the one burn's flex
 //! backend uses), which picks AVX-512/AVX2/NEON kernels at run time.
 
@@ -40,6 +43,7 @@ use rayon::prelude::*;
 
 use crate::direct::{DirectConv, Interior, Padded, PaddedBuf};
 use crate::net::{ConvBn, Net, NetShape};
+use crate::quant::{Precision, QuantBuf, QuantConv};
 use crate::winograd::{Winograd, WinogradBuf};
 
 /// Rows (positions x squares) per chunk: about 256 rows keep a chunk's
@@ -136,31 +140,50 @@ impl Folded {
             direct: self.direct(),
             winograd: (self.taps == 9)
                 .then(|| Winograd::new(self.cin, self.cout, &self.weight, &self.bias)),
+            int8: None,
         }
     }
 }
 
-/// A trunk convolution (ReLU after, residual optional): Winograd F(2x2,
-/// 3x3) ([`crate::winograd`]) when set, the direct kernel otherwise; the
-/// two agree within float rounding.
+/// A trunk convolution (ReLU after, residual optional): int8
+/// ([`crate::quant`]) when set, else Winograd F(4x4, 3x3)
+/// ([`crate::winograd`]) when set, else the direct kernel; the last two
+/// agree within float rounding.
 struct TrunkConv {
     direct: DirectConv,
     winograd: Option<Winograd>,
+    int8: Option<QuantConv>,
 }
 
 impl TrunkConv {
-    /// [`DirectConv::run_trunk`] on whichever path is set.
+    /// [`DirectConv::run_trunk`] on whichever path is set; `src_max` and
+    /// `dst_max` as in [`QuantConv::run_trunk`] (the `f32` paths leave
+    /// `dst_max` empty: unknown).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the trunk contract's inputs plus the two maxima"
+    )]
     fn run(
         &self,
         src: &[f32],
+        src_max: &[u32],
         interior: &Interior,
         dst: &mut [f32],
+        dst_max: &mut Vec<u32>,
         residual: Option<&[f32]>,
-        buf: &mut WinogradBuf,
+        buf: &mut ConvBufs,
     ) {
-        match &self.winograd {
-            Some(w) => w.run_trunk(src, interior, dst, residual, buf),
-            None => self.direct.run_trunk(src, interior, dst, residual),
+        let b = &mut buf.int8;
+        match (&self.int8, &self.winograd) {
+            (Some(q), _) => q.run_trunk(src, src_max, interior, dst, dst_max, residual, b),
+            (None, Some(w)) => {
+                dst_max.clear();
+                w.run_trunk(src, interior, dst, residual, &mut buf.winograd);
+            }
+            (None, None) => {
+                dst_max.clear();
+                self.direct.run_trunk(src, interior, dst, residual);
+            }
         }
     }
 
@@ -298,8 +321,21 @@ struct Scratch {
     out: Vec<f32>,
     /// The chunk geometry's interior pixels (rebuilt when it changes).
     interior: Option<Interior>,
-    /// The Winograd convolutions' buffers.
+    /// The trunk convolutions' buffers.
+    convs: ConvBufs,
+}
+
+/// The trunk convolutions' reusable buffers, and per position the largest
+/// value of the activations in `x`, `y` and `z` where an int8
+/// convolution wrote them ([`QuantConv::run_trunk`]; swapped with the
+/// buffers).
+#[derive(Default)]
+struct ConvBufs {
     winograd: WinogradBuf,
+    int8: QuantBuf,
+    max_x: Vec<u32>,
+    max_y: Vec<u32>,
+    max_z: Vec<u32>,
 }
 
 thread_local! {
@@ -448,13 +484,53 @@ impl FusedNet {
     /// Winograd F(2x2, 3x3) (for comparing the two; Winograd is the
     /// default).
     pub fn without_winograd(mut self) -> Self {
-        let convs = std::iter::once(&mut self.stem)
-            .chain(std::iter::once(&mut self.policy_hidden))
-            .chain(self.blocks.iter_mut().flat_map(|(a, b)| [a, b]));
-        for conv in convs {
+        for conv in self.trunk_convs() {
             conv.winograd = None;
         }
         self
+    }
+
+    /// Run the trunk's 3x3 convolutions (stem, residual blocks, policy
+    /// hidden layer) in `precision`: [`Precision::Int8`] quantizes their
+    /// folded weights once here ([`crate::quant`]) and runs them on the
+    /// best int8 kernel of this CPU, the portable one included (the
+    /// evaluator only asks for int8 where it is fast,
+    /// [`crate::NetEvaluator::set_precision`]); [`Precision::Fp32`] goes
+    /// back to the `f32` kernels.
+    pub fn with_precision(mut self, precision: Precision) -> Self {
+        for conv in self.trunk_convs() {
+            conv.int8 = match precision {
+                Precision::Fp32 => None,
+                Precision::Int8 => QuantConv::new(&conv.direct),
+            };
+        }
+        self
+    }
+
+    /// [`Self::with_precision`] int8 on the kernel named `kernel`
+    /// ([`crate::quant::int8_kernels`]: to measure a slower one); `None`
+    /// when this CPU does not run it.
+    pub fn with_int8_kernel(mut self, kernel: &str) -> Option<Self> {
+        for conv in self.trunk_convs() {
+            conv.int8 = Some(QuantConv::on_kernel(&conv.direct, kernel)?);
+        }
+        Some(self)
+    }
+
+    /// The precision of the trunk's convolutions.
+    pub fn precision(&self) -> Precision {
+        if self.stem.int8.is_some() {
+            Precision::Int8
+        } else {
+            Precision::Fp32
+        }
+    }
+
+    /// The trunk's 3x3 convolutions.
+    fn trunk_convs(&mut self) -> impl Iterator<Item = &mut TrunkConv> {
+        std::iter::once(&mut self.stem)
+            .chain(std::iter::once(&mut self.policy_hidden))
+            .chain(self.blocks.iter_mut().flat_map(|(a, b)| [a, b]))
     }
 
     /// The network's shape.
@@ -552,18 +628,28 @@ impl FusedNet {
             }
         }
         let x = sc.x.prepare(geom, f);
-        let wino = &mut sc.winograd;
-        self.stem.run(&sc.input.data, interior, x, None, wino);
+        let bufs = &mut sc.convs;
+        let (mut mx, mut my, mut mz) = (
+            std::mem::take(&mut bufs.max_x),
+            std::mem::take(&mut bufs.max_y),
+            std::mem::take(&mut bufs.max_z),
+        );
+        self.stem
+            .run(&sc.input.data, &[], interior, x, &mut mx, None, bufs);
         for (first, second) in &self.blocks {
             let y = sc.y.prepare(geom, f);
-            first.run(&sc.x.data, interior, y, None, wino);
+            first.run(&sc.x.data, &mx, interior, y, &mut my, None, bufs);
             let z = sc.z.prepare(geom, f);
-            second.run(&sc.y.data, interior, z, Some(&sc.x.data), wino);
+            let x = Some(sc.x.data.as_slice());
+            second.run(&sc.y.data, &my, interior, z, &mut mz, x, bufs);
             std::mem::swap(&mut sc.x, &mut sc.z);
+            std::mem::swap(&mut mx, &mut mz);
         }
         // Policy head, written straight into plane-major [B, P*H*W].
         let y = sc.y.prepare(geom, f);
-        self.policy_hidden.run(&sc.x.data, interior, y, None, wino);
+        self.policy_hidden
+            .run(&sc.x.data, &mx, interior, y, &mut my, None, bufs);
+        (bufs.max_x, bufs.max_y, bufs.max_z) = (mx, my, mz);
         let planes = s.policy_planes;
         self.policy_out
             .run(&sc.y.data, interior, head_store(policy, sq, planes, false));

@@ -42,7 +42,7 @@
 //! float32; checked against the direct convolution in the tests below and
 //! against burn in `tests/fused_matches_burn.rs`.
 
-use crate::direct::{DirectConv, Interior};
+use crate::direct::{isa_allowed, DirectConv, Interior};
 
 /// Output squares per tile side.
 const OUT: usize = 4;
@@ -546,14 +546,17 @@ impl Isa {
         )];
         #[cfg(target_arch = "x86_64")]
         {
-            if std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma") {
+            if isa_allowed(1)
+                && std::is_x86_feature_detected!("avx2")
+                && std::is_x86_feature_detected!("fma")
+            {
                 let isa = Isa {
                     input: avx2::input,
                     output: avx2::output,
                 };
                 out.push(("avx2", isa));
             }
-            if std::is_x86_feature_detected!("avx512f") {
+            if isa_allowed(2) && std::is_x86_feature_detected!("avx512f") {
                 let isa = Isa {
                     input: avx512::input,
                     output: avx512::output,

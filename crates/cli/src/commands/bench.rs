@@ -12,7 +12,7 @@ use anyhow::{bail, Result};
 use burn::tensor::Device;
 use clap::Args;
 use encoding::Encode;
-use model::{Net, NetEvaluator};
+use model::{Net, NetEvaluator, Precision};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use rules::VariantId;
@@ -198,8 +198,16 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
         let mut eval = NetEvaluator::<G>::new(net.clone(), device.clone());
         let mut burn = NetEvaluator::<G>::new_burn(net.clone(), device.clone());
         if eval.is_fused() {
-            print_agreement(&mut eval, &mut burn, &positions);
-            bench_net("fused", eval, args, &positions);
+            print_agreement("fused vs burn", &mut eval, &mut burn, &positions);
+            let mut int8 = NetEvaluator::<G>::new(net.clone(), device.clone());
+            if int8.set_precision(Precision::Int8) == Precision::Int8 {
+                println!("int8 kernel: {}", model::quant::int8_kernel());
+                print_agreement("int8 vs fused", &mut int8, &mut eval, &positions);
+                bench_fp32_int8(eval, int8, args, &positions);
+            } else {
+                println!("int8: this CPU has no AVX2 or VNNI int8 kernel; fp32 only");
+                bench_net("fused", eval, args, &positions);
+            }
         }
         bench_net("burn", burn, args, &positions);
     }
@@ -215,12 +223,14 @@ fn bench_for<G: Encode>(args: &BenchArgs, config: &RunConfig, device: &Device) -
     Ok(())
 }
 
-/// Print how far the fused path's outputs are from burn's on the bench
+/// Print how far one path's outputs are from another's on the bench
 /// positions (max absolute difference of the policy logits and of the
 /// WDL probabilities), so a speed figure never hides a wrong kernel; the
-/// equivalence tests (`crates/model/tests/fused_matches_burn.rs`) hold
-/// them within 1e-3 and 1e-4.
+/// equivalence tests hold fused vs burn within 1e-3 and 1e-4
+/// (`crates/model/tests/fused_matches_burn.rs`) and int8 vs fused within
+/// their stated tolerance (`crates/model/tests/int8_matches_fp32.rs`).
 fn print_agreement<G: Encode>(
+    label: &str,
     fused: &mut NetEvaluator<G>,
     burn: &mut NetEvaluator<G>,
     positions: &[G],
@@ -238,7 +248,7 @@ fn print_agreement<G: Encode>(
     let policy = max_diff(&fp, bp);
     let wdl = max_diff(fv.as_flattened(), bv.as_flattened());
     println!(
-        "fused vs burn on {} positions: max |difference| policy logits {policy:.1e}, WDL {wdl:.1e}",
+        "{label} on {} positions: max |difference| policy logits {policy:.1e}, WDL {wdl:.1e}",
         batch.len()
     );
 }
@@ -253,6 +263,55 @@ fn bench_net<G: Encode>(path: &str, mut eval: NetEvaluator<G>, args: &BenchArgs,
             b as u64
         });
         println!("net inference ({path}) batch {b:>4}: {rate:>10.0} positions/s");
+    }
+}
+
+/// Alternating rounds per batch size of [`bench_fp32_int8`].
+const PRECISION_ROUNDS: usize = 3;
+
+/// The fused path in `fp32` and in int8 side by side: per batch size,
+/// [`PRECISION_ROUNDS`] rounds of `--seconds / rounds` each on each path,
+/// alternating which goes first, so both see the same load on a shared
+/// machine; prints each path's median rate and the median of the rounds'
+/// int8/fp32 ratios.
+fn bench_fp32_int8<G: Encode>(
+    mut fp32: NetEvaluator<G>,
+    mut int8: NetEvaluator<G>,
+    args: &BenchArgs,
+    positions: &[G],
+) {
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    let seconds = args.seconds / PRECISION_ROUNDS as f64;
+    for &b in &args.batches {
+        let batch: Vec<&G> = positions.iter().cycle().take(b).collect();
+        let time = |eval: &mut NetEvaluator<G>| {
+            timed_loop(seconds, || {
+                eval.forward(&batch);
+                b as u64
+            })
+        };
+        let (mut f, mut q, mut ratio) = (Vec::new(), Vec::new(), Vec::new());
+        for round in 0..PRECISION_ROUNDS {
+            let (rf, rq) = if round % 2 == 0 {
+                let rf = time(&mut fp32);
+                (rf, time(&mut int8))
+            } else {
+                let rq = time(&mut int8);
+                (time(&mut fp32), rq)
+            };
+            f.push(rf);
+            q.push(rq);
+            ratio.push(rq / rf);
+        }
+        let (f, q, ratio) = (median(&mut f), median(&mut q), median(&mut ratio));
+        println!("net inference (fused) batch {b:>4}: {f:>10.0} positions/s");
+        println!(
+            "net inference (int8) batch {b:>4}: {q:>10.0} positions/s, int8/fp32 {ratio:.2} \
+             (median of {PRECISION_ROUNDS} alternating rounds)"
+        );
     }
 }
 
@@ -300,7 +359,7 @@ fn bench_train<G: Encode>(
         trainer.step::<G>(
             &batch,
             1e-4,
-            train::trainer::LossWeights {
+            train::losses::LossWeights {
                 value: 1.0,
                 moves_left: 1.0,
             },
