@@ -469,7 +469,7 @@ fn bad_bench_and_play_arguments_are_refused() {
         ),
         (
             &["play", "--model", shakti, "--policy-temperature", "inf"],
-            "policy_temperature = inf is out of range (expected finite and > 0)",
+            "policy_temperature must be finite and > 0, got inf",
         ),
         (&["play", "--model", shakti, "--ply-cap", "0"], "--ply-cap"),
         (

@@ -14,7 +14,7 @@ use crate::greedy::Heuristic;
 use crate::matches::{run_match, MatchReport, MatchSettings};
 use crate::spec::{FactoryContext, PlayerFactory};
 use crate::sprt::{SprtConfig, SprtDecision, SprtState};
-use search::Budget;
+use search::{Budget, InvalidSetting};
 
 /// The `[eval]` table of a run config. Off by default (it costs games).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -88,46 +88,55 @@ impl Default for EvalConfig {
 }
 
 impl EvalConfig {
-    /// Check the ranges; the message names the key (`eval.*`).
+    /// Check the ranges; the error names the key (`eval.*`).
     ///
     /// # Errors
-    /// A message naming the first out-of-range key.
-    pub fn validate(&self) -> Result<(), String> {
-        if self.simulations == 0 || self.simulations > 1_000_000 {
-            return Err("eval.simulations must be in 1..=1000000".into());
-        }
-        if !(0.0..1.0).contains(&self.contempt) {
-            return Err("eval.contempt must be in [0, 1)".into());
-        }
-        if self.concurrency == 0 || self.concurrency > 256 {
-            return Err("eval.concurrency must be in 1..=256".into());
-        }
-        if self.every == 0 {
-            return Err("eval.every must be at least 1".into());
-        }
-        if self.every > 1 && self.games_vs_previous > 0 {
-            return Err(
-                "eval.every > 1 needs eval.games_vs_previous = 0 (the Elo chain compares each \
-                 generation with an evaluated previous one)"
-                    .into(),
-            );
-        }
-        if self.gate && self.every > 1 {
-            return Err(
-                "eval.gate = true needs eval.every = 1 (a skipped generation could not be gated)"
-                    .into(),
-            );
-        }
-        if self.gate && self.games_vs_previous == 0 {
-            return Err(
-                "eval.gate = true needs eval.games_vs_previous >= 1 (gating decides on that match)"
-                    .into(),
-            );
+    /// The [`InvalidSetting`] of the first out-of-range key.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        let checks = [
+            (
+                self.simulations >= 1 && self.simulations <= 1_000_000,
+                "eval.simulations",
+                "must be in 1..=1000000",
+            ),
+            (
+                (0.0..1.0).contains(&self.contempt),
+                "eval.contempt",
+                "must be in [0, 1)",
+            ),
+            (
+                self.concurrency >= 1 && self.concurrency <= 256,
+                "eval.concurrency",
+                "must be in 1..=256",
+            ),
+            (self.every >= 1, "eval.every", "must be at least 1"),
+            (
+                self.every <= 1 || self.games_vs_previous == 0,
+                "eval.every",
+                "> 1 needs eval.games_vs_previous = 0 (the Elo chain compares each generation \
+                 with an evaluated previous one)",
+            ),
+            (
+                !self.gate || self.every <= 1,
+                "eval.gate",
+                "= true needs eval.every = 1 (a skipped generation could not be gated)",
+            ),
+            (
+                !self.gate || self.games_vs_previous >= 1,
+                "eval.gate",
+                "= true needs eval.games_vs_previous >= 1 (gating decides on that match)",
+            ),
+        ];
+        for (ok, field, reason) in checks {
+            InvalidSetting::check(ok, field, reason)?;
         }
         for anchor in &self.anchors {
-            crate::spec::PlayerSpec::parse(anchor).map_err(|e| format!("eval.anchors: {e}"))?;
+            crate::spec::PlayerSpec::parse(anchor)
+                .map_err(|e| InvalidSetting::new("eval.anchors", e.to_string()))?;
         }
-        self.sprt.validate().map_err(|e| format!("eval.sprt: {e}"))
+        self.sprt
+            .validate()
+            .map_err(|e| InvalidSetting::new("eval.sprt", e.to_string()))
     }
 }
 
@@ -221,6 +230,7 @@ pub fn evaluate_generation<G: Encode + Heuristic>(
         games,
         concurrency: cfg.concurrency,
         ply_cap: cfg.ply_cap,
+        time_control: None,
         opening_plies: cfg.opening_plies,
         seed: seed ^ salt,
         sprt,
@@ -315,7 +325,7 @@ mod tests {
     #[test]
     fn validation_names_the_key() {
         assert_eq!(EvalConfig::default().validate(), Ok(()));
-        let bad = |c: EvalConfig| c.validate().unwrap_err();
+        let bad = |c: EvalConfig| c.validate().unwrap_err().to_string();
         assert!(bad(EvalConfig {
             simulations: 0,
             ..EvalConfig::default()

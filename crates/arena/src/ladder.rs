@@ -55,7 +55,7 @@ pub struct PairSummary {
 #[derive(Clone, Debug, Serialize)]
 pub struct LadderResult {
     /// Variant.
-    pub variant: String,
+    pub variant: rules::VariantId,
     /// Player names (specs).
     pub names: Vec<String>,
     /// Ratings, in player order.
@@ -124,6 +124,7 @@ pub fn run_ladder<G: Encode + Heuristic>(
                 games: settings.games_per_pair,
                 concurrency: settings.concurrency,
                 ply_cap: settings.ply_cap,
+                time_control: None,
                 opening_plies: settings.opening_plies,
                 seed: settings.seed ^ ((a * n + b) as u64) << 20,
                 sprt: None,
@@ -186,7 +187,7 @@ pub fn run_ladder<G: Encode + Heuristic>(
     };
     let ratings = fit(n, &games, settings.prior_draws, anchor)?;
     let result = LadderResult {
-        variant: G::VARIANT.to_string(),
+        variant: G::VARIANT,
         names: players.iter().map(|p| p.name().to_string()).collect(),
         ratings,
         pairs,

@@ -5,12 +5,14 @@
 
 pub mod bradley_terry;
 pub mod chart;
+pub mod clock;
 pub mod elo;
 pub mod evaluate;
 pub mod fairy_stockfish;
 pub mod greedy;
 pub mod ladder;
 pub mod matches;
+pub mod opening;
 pub mod player;
 pub mod records;
 pub mod single_game;
@@ -19,12 +21,11 @@ pub mod sprt;
 pub mod uci_client;
 pub mod wdl;
 
+pub use clock::{GameClock, TimeControl};
 pub use elo::EloEstimate;
 pub use greedy::{GreedyPlayer, Heuristic};
-pub use matches::{
-    opening_seed, play_match, random_opening, run_match, tally_by_side, MatchGame, MatchReport,
-    MatchSettings,
-};
+pub use matches::{run_match, tally_by_side, MatchGame, MatchReport, MatchSettings};
+pub use opening::{opening_seed, random_opening, random_opening_from, Opening};
 pub use player::{Contestant, RandomPlayer, SearchPlayer};
 pub use single_game::{play_game, Forfeit, GameResult};
 pub use spec::{PlayerFactory, PlayerSpec};

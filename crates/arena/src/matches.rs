@@ -4,10 +4,8 @@
 use rayon::prelude::*;
 use rules::{Game, Player as Side};
 
-use rand::rngs::SmallRng;
-use rand::{Rng, SeedableRng};
-
 use crate::elo::EloEstimate;
+use crate::opening::{opening_seed, random_opening_from, Opening};
 use crate::player::Contestant;
 use crate::single_game::{play_game, GameResult};
 use crate::sprt::{SprtConfig, SprtDecision, SprtState};
@@ -24,45 +22,26 @@ pub struct MatchGame {
     pub result: GameResult,
 }
 
-/// Play `games` games of A against B; game `i` has A moving first when
-/// `i` is even. `make_a`/`make_b` build a fresh player per game (from the
-/// game index, e.g. as a seed), so games run in parallel on `concurrency`
-/// threads. `opening(i)` gives each game's start position (varied openings).
-pub fn play_match<G, A, B>(
-    games: usize,
-    concurrency: usize,
-    ply_cap: u32,
-    opening: impl Fn(usize) -> G + Sync,
-    make_a: A,
-    make_b: B,
-) -> (WdlCounts, Vec<MatchGame>)
-where
-    G: Game,
-    A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
-    B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
-{
-    let played = play_games(0..games, concurrency, ply_cap, &opening, &make_a, &make_b);
-    (tally(&played), played)
-}
-
-/// Play the games with the given indices in parallel (see [`play_match`]),
-/// results in index order.
+/// Play the games with the given indices in parallel, results in index
+/// order: game `i` has A moving first when `i` is even; `make_a`/`make_b`
+/// build a fresh player per game (from the game index, e.g. as a seed);
+/// `opening(i)` gives each game's start (varied openings).
 pub fn play_games<G, A, B, O>(
     indices: std::ops::Range<usize>,
-    concurrency: usize,
-    ply_cap: u32,
+    settings: &MatchSettings,
     opening: &O,
     make_a: &A,
     make_b: &B,
 ) -> Vec<MatchGame>
 where
     G: Game,
-    O: Fn(usize) -> G + Sync,
+    O: Fn(usize) -> Opening<G> + Sync,
     A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
     B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
 {
+    let (ply_cap, time_control) = (settings.ply_cap, settings.time_control);
     let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(concurrency.max(1))
+        .num_threads(settings.concurrency.max(1))
         .build();
     let run = || {
         indices
@@ -73,9 +52,9 @@ where
                 let a_first = i % 2 == 0;
                 let start = opening(i);
                 let result = if a_first {
-                    play_game(&start, a.as_mut(), b.as_mut(), ply_cap)
+                    play_game(&start, a.as_mut(), b.as_mut(), ply_cap, time_control)
                 } else {
-                    play_game(&start, b.as_mut(), a.as_mut(), ply_cap)
+                    play_game(&start, b.as_mut(), a.as_mut(), ply_cap, time_control)
                 };
                 MatchGame {
                     index: i,
@@ -114,58 +93,6 @@ pub fn tally_by_side(played: &[MatchGame]) -> (WdlCounts, WdlCounts) {
     (tally(&first), tally(&second))
 }
 
-/// The seed of the opening of colour-swapped pair `pair` in a match with
-/// `seed`: a hash of both, so that matches with nearby seeds (6101, 6102)
-/// draw unrelated openings. (Before session 16 it was `seed ^ pair`, under
-/// which seeds that differ only in their low bits drew the same openings
-/// in another order.)
-pub fn opening_seed(seed: u64, pair: usize) -> u64 {
-    rules::zobrist::key(seed, pair as u64)
-}
-
-/// A start position `plies` uniformly random actions from the standard
-/// start, drawn from `seed`, and then as many more as finish a turn left
-/// open (a Loki exchange or command: an opening never ends mid-turn, so
-/// every player, a UCI engine told the position included, starts on a
-/// whole turn); a game that would end during the opening is redrawn (up to
-/// 20 times), then the longest non-terminal prefix is used.
-pub fn random_opening<G: Game>(plies: u32, seed: u64) -> G {
-    random_opening_from(&G::start(), plies, seed)
-}
-
-/// [`random_opening`] from `start` instead of the standard start.
-pub fn random_opening_from<G: Game>(start: &G, plies: u32, seed: u64) -> G {
-    let mut best = start.clone();
-    for attempt in 0..20u64 {
-        let mut rng = SmallRng::seed_from_u64(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ attempt);
-        let mut g = start.clone();
-        let mut ok = true;
-        let mut played = 0;
-        while played < plies || g.mid_turn() {
-            played += 1;
-            let legal = g.legal_vec();
-            if legal.is_empty() {
-                ok = false;
-                break;
-            }
-            let mut next = g.clone();
-            next.play(legal[rng.random_range(0..legal.len())]);
-            if next.outcome().is_some() {
-                ok = false;
-                break;
-            }
-            g = next;
-        }
-        if ok {
-            return g;
-        }
-        if g.ply() > best.ply() {
-            best = g;
-        }
-    }
-    best
-}
-
 /// Settings of [`run_match`].
 #[derive(Clone, Debug)]
 pub struct MatchSettings {
@@ -175,6 +102,9 @@ pub struct MatchSettings {
     pub concurrency: usize,
     /// Plies after which a game is adjudicated a draw.
     pub ply_cap: u32,
+    /// A real time control (each side's clock, [`crate::single_game::play_game`])
+    /// instead of the players' per-move budgets; `None` = per-move budgets.
+    pub time_control: Option<crate::clock::TimeControl>,
     /// Random plies from the start before the players take over; both
     /// games of a pair (`2k`, `2k+1`) share the opening. 0 = standard start.
     pub opening_plies: u32,
@@ -244,7 +174,7 @@ where
     let opening = move |i: usize| {
         let start = &book[(i / 2) % book.len()];
         if plies == 0 {
-            start.clone()
+            Opening::at(start.clone())
         } else {
             random_opening_from::<G>(start, plies, opening_seed(seed, i / 2))
         }
@@ -260,14 +190,7 @@ where
     let mut next = 0;
     while next < total {
         let end = (next + batch).min(total);
-        let played = play_games(
-            next..end,
-            settings.concurrency,
-            settings.ply_cap,
-            &opening,
-            &make_a,
-            &make_b,
-        );
+        let played = play_games(next..end, settings, &opening, &make_a, &make_b);
         next = end;
         report.games.extend(played);
         report.wdl = tally(&report.games);
@@ -295,24 +218,6 @@ where
 mod tests {
     use super::*;
     use rules::Losers;
-    use std::collections::HashSet;
-
-    fn openings(seed: u64) -> HashSet<String> {
-        (0..30)
-            .map(|pair| random_opening::<Losers>(4, opening_seed(seed, pair)).to_text())
-            .collect()
-    }
-
-    #[test]
-    fn nearby_seeds_draw_unrelated_openings() {
-        // Under the old `seed ^ pair`, 6101 and 6102 shared 28 of 30.
-        let (a, b) = (openings(6101), openings(6102));
-        assert!(a.len() >= 28 && b.len() >= 28, "{} {}", a.len(), b.len());
-        let shared = a.intersection(&b).count();
-        assert!(shared <= 2, "{shared} openings shared");
-        // The same seed draws the same openings.
-        assert_eq!(openings(6101), a);
-    }
 
     #[test]
     fn book_openings_start_pairs_in_book_order() {
@@ -324,6 +229,7 @@ mod tests {
             games: 6,
             concurrency: 2,
             ply_cap: 2,
+            time_control: None,
             opening_plies: 0,
             seed: 1,
             sprt: None,

@@ -7,6 +7,9 @@ use rand::{Rng, SeedableRng};
 use rules::Game;
 use search::{Budget, Evaluator};
 
+use crate::clock::GameClock;
+use crate::opening::Opening;
+
 /// A contestant of a game or match (a player in the everyday sense, which
 /// is what the implementors' names say: [`RandomPlayer`], [`SearchPlayer`],
 /// `GreedyPlayer`, `UciPlayer`): picks an action for the side to move of a
@@ -18,8 +21,18 @@ pub trait Contestant<G: Game>: Send {
     fn name(&self) -> String;
     /// Choose a legal action; `None` only if there is none.
     fn choose(&mut self, game: &G) -> Option<G::Action>;
-    /// Called when a new game starts (clear per-game state).
-    fn new_game(&mut self) {}
+    /// Called when a new game starts (clear per-game state); `opening` is
+    /// where it starts and the line that led there.
+    fn new_game(&mut self, opening: &Opening<G>) {
+        let _ = opening;
+    }
+    /// The clocks of a game at a time control, told before each
+    /// [`Contestant::choose`]; a player with a budget of its own thinks by
+    /// the clock instead from then on. Ignored by players without a clock
+    /// (random, greedy).
+    fn set_clock(&mut self, clock: &GameClock) {
+        let _ = clock;
+    }
     /// Why the last [`Contestant::choose`] returned `None` although legal
     /// actions existed (an engine that crashed, hung or sent garbage).
     /// The game is then scored as a loss for this player (a forfeit).
@@ -64,8 +77,14 @@ pub struct SearchPlayer<G: BotGame, E: Evaluator<G>> {
     name: String,
     bot: GameBot<G, E>,
     budget: Budget,
+    /// The clocks at a time control ([`Contestant::set_clock`]).
+    clock: Option<GameClock>,
     error: Option<String>,
 }
+
+/// Time a search player keeps in reserve on its clock for the work around
+/// a search (the match runner's bookkeeping, a UCI GUI's delay).
+pub const MOVE_OVERHEAD: std::time::Duration = std::time::Duration::from_millis(30);
 
 impl<G: BotGame, E: Evaluator<G> + Send> SearchPlayer<G, E> {
     /// `bot` under `name`, thinking `budget` per move.
@@ -74,6 +93,7 @@ impl<G: BotGame, E: Evaluator<G> + Send> SearchPlayer<G, E> {
             name: name.into(),
             bot,
             budget,
+            clock: None,
             error: None,
         }
     }
@@ -89,7 +109,11 @@ impl<G: BotGame, E: Evaluator<G> + Send> Contestant<G> for SearchPlayer<G, E> {
         self.name.clone()
     }
     fn choose(&mut self, game: &G) -> Option<G::Action> {
-        match self.bot.next_action(game, &self.budget) {
+        let budget = match &self.clock {
+            Some(clock) => Budget::time(clock.own().budget(MOVE_OVERHEAD)),
+            None => self.budget.clone(),
+        };
+        match self.bot.next_action(game, &budget) {
             Ok(action) => action,
             Err(e) => {
                 self.error = Some(e.to_string());
@@ -97,7 +121,11 @@ impl<G: BotGame, E: Evaluator<G> + Send> Contestant<G> for SearchPlayer<G, E> {
             }
         }
     }
-    fn new_game(&mut self) {
+    fn set_clock(&mut self, clock: &GameClock) {
+        self.clock = Some(*clock);
+    }
+    fn new_game(&mut self, _opening: &Opening<G>) {
+        self.clock = None;
         self.bot.new_game();
     }
     fn take_error(&mut self) -> Option<String> {

@@ -6,6 +6,7 @@
 //! | `bundle:PATH` | the bundle's network with PUCT search ([`bot::GameBot`], the one bundle player), the match's `--nodes` / `--movetime` per move |
 //! | `bundle:PATH:N` | … `N` root visits per move |
 //! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per move |
+//! | `bundle:PATH:int8`, `bundle:PATH:200:int8`, `bundle:PATH:fp32` | … with its network in that [`model::Precision`] (after any budget; default: the match's `--precision`, [`FactoryContext::precision`]) |
 //! | `random` | uniformly random legal actions |
 //! | `greedy` | one-ply greedy ([`crate::greedy`]) |
 //! | `uct:N` | knowledge-free search: `N` root visits per move, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
@@ -19,7 +20,7 @@ use std::time::Duration;
 use bot::{GameBot, ROLLOUT_MAX_PLIES};
 use burn::tensor::Device;
 use encoding::Encode;
-use model::Net;
+use model::{Net, Precision};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rules::VariantId;
@@ -38,6 +39,8 @@ pub enum PlayerSpec {
         path: PathBuf,
         /// Budget per action.
         budget: Option<Budget>,
+        /// Precision of its network (`None`: the context's).
+        precision: Option<Precision>,
     },
     /// Uniformly random.
     Random,
@@ -58,7 +61,7 @@ pub enum PlayerSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:int8|:fp32], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
     Syntax(String),
     /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
     #[error("bad player spec {spec:?}: {source}")]
@@ -136,6 +139,12 @@ impl PlayerSpec {
                 });
         }
         if let Some(rest) = t.strip_prefix("bundle:") {
+            // A last `:int8` / `:fp32` is the network's precision.
+            let (rest, precision) = match rest.rsplit_once(':') {
+                Some((head, "int8")) => (head, Some(Precision::Int8)),
+                Some((head, "fp32")) => (head, Some(Precision::Fp32)),
+                _ => (rest, None),
+            };
             if rest.is_empty() {
                 return Err(bad());
             }
@@ -144,6 +153,7 @@ impl PlayerSpec {
                     return Ok(PlayerSpec::Bundle {
                         path: path.into(),
                         budget: Some(b),
+                        precision,
                     });
                 }
                 // A number-like tail that is no budget (`:0`, `:-5`, `:0ms`)
@@ -158,6 +168,7 @@ impl PlayerSpec {
             return Ok(PlayerSpec::Bundle {
                 path: rest.into(),
                 budget: None,
+                precision,
             });
         }
         if let Some(rest) = t.strip_prefix("uci:") {
@@ -230,6 +241,9 @@ pub struct FactoryContext {
     /// Whether bundle and UCT players keep their search tree from one
     /// move to the next ([`bot::GameBot::set_tree_reuse`]; on by default).
     pub tree_reuse: bool,
+    /// Precision of bundle players' networks unless their spec names one
+    /// ([`bot::GameBot::set_precision`]; `fp32` by default).
+    pub precision: Precision,
 }
 
 impl FactoryContext {
@@ -247,12 +261,13 @@ impl FactoryContext {
             viking_ini: None,
             uci_move_timeout: Duration::from_secs(30),
             tree_reuse: true,
+            precision: Precision::Fp32,
         }
     }
 }
 
 enum Built {
-    Bundle(Box<Net>, Budget),
+    Bundle(Box<Net>, Budget, Precision),
     Random,
     Greedy,
     Uct(Budget),
@@ -333,7 +348,11 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     pub fn new(spec_text: &str, ctx: &FactoryContext) -> Result<Self, SpecError> {
         let spec = PlayerSpec::parse(spec_text)?;
         let built = match spec {
-            PlayerSpec::Bundle { path, budget } => {
+            PlayerSpec::Bundle {
+                path,
+                budget,
+                precision,
+            } => {
                 let (net, _) = model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
                     SpecError::Bundle {
                         spec: spec_text.to_string(),
@@ -343,6 +362,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 Built::Bundle(
                     Box::new(net),
                     budget.unwrap_or_else(|| ctx.default_budget.clone()),
+                    precision.unwrap_or(ctx.precision),
                 )
             }
             PlayerSpec::Random => Built::Random,
@@ -394,7 +414,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     pub fn from_net(name: &str, net: Net, budget: Budget, ctx: &FactoryContext) -> Self {
         PlayerFactory {
             name: name.to_string(),
-            built: Built::Bundle(Box::new(net), budget),
+            built: Built::Bundle(Box::new(net), budget, ctx.precision),
             device: ctx.device.clone(),
             search: ctx.search.clone(),
             rollout_max_plies: ctx.rollout_max_plies,
@@ -409,13 +429,26 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         &self.name
     }
 
+    /// The budget this player searches per move, as text (`200`, `100ms`,
+    /// a UCI engine's `go` line); `None` for players without one (random,
+    /// greedy).
+    pub fn budget_text(&self) -> Option<String> {
+        match &self.built {
+            Built::Bundle(_, budget, _) | Built::Uct(budget) => Some(budget.to_string()),
+            Built::Uci(config) => Some(config.go.clone()),
+            Built::Random | Built::Greedy => None,
+        }
+    }
+
     /// A fresh player for one game; `seed` drives its randomness.
     pub fn make(&self, seed: u64) -> Box<dyn Contestant<G>> {
         let mut search = self.search.clone();
         search.dirichlet_epsilon = 0.0;
         match &self.built {
-            Built::Bundle(net, budget) => {
+            Built::Bundle(net, budget, precision) => {
                 let mut bot = GameBot::<G>::from_net((**net).clone(), None, &self.device);
+                // Where int8 is not available the bot keeps fp32.
+                bot.set_precision(*precision);
                 // The settings were checked when the context was built;
                 // a failure here would leave the play defaults.
                 let _ = bot.set_search_config(search);
@@ -496,21 +529,40 @@ mod tests {
             PlayerSpec::parse("bundle:models/shakti:800").unwrap(),
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
-                budget: Some(Budget::nodes(800))
+                budget: Some(Budget::nodes(800)),
+                precision: None
             }
         );
         assert_eq!(
             PlayerSpec::parse("bundle:models/shakti:250ms").unwrap(),
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
-                budget: Some(Budget::time(Duration::from_millis(250)))
+                budget: Some(Budget::time(Duration::from_millis(250))),
+                precision: None
             }
         );
         assert_eq!(
             PlayerSpec::parse("bundle:models/shakti").unwrap(),
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
-                budget: None
+                budget: None,
+                precision: None
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/losers:200:int8").unwrap(),
+            PlayerSpec::Bundle {
+                path: "models/losers".into(),
+                budget: Some(Budget::nodes(200)),
+                precision: Some(Precision::Int8)
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/losers:fp32").unwrap(),
+            PlayerSpec::Bundle {
+                path: "models/losers".into(),
+                budget: None,
+                precision: Some(Precision::Fp32)
             }
         );
         assert_eq!(
@@ -537,6 +589,8 @@ mod tests {
             "bundle:m:0",
             "bundle:m:0ms",
             "bundle:m:-5",
+            "bundle::int8",
+            "bundle:m:0:int8",
             "uci:",
             "stockfish",
         ] {

@@ -11,12 +11,11 @@
 //! the position it first saw the game from and the whole moves played
 //! since (found by [`UciPlayer`] from one position to the next), so it sees
 //! the repetitions of the moves played since; after a position it cannot
-//! follow (the first of a game, or an unrelated one) the line starts anew
-//! from it. The random opening plies before that are not in the line: in
-//! hnefatafl and loki, whose ban on a side's third use of one move token
-//! counts the whole game and is not in the position text, an engine can
-//! still play a move the referee refuses (a forfeit; seen in 2 of 100
-//! hnefatafl games). The referee is always our rules implementation.
+//! follow (an unrelated one) the line starts anew from it. A game's line
+//! starts at its [`Opening`]'s root with the opening's moves, so rules that
+//! count the whole game and are not in the position text (hnefatafl's and
+//! Loki's ban on a side's third use of one move token) see the opening
+//! too. The referee is always our rules implementation.
 
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Write};
@@ -25,9 +24,11 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use bot::same_position;
+use bot::{moves_of_line, same_position};
 use rules::Game;
 
+use crate::clock::GameClock;
+use crate::opening::Opening;
 use crate::player::Contestant;
 
 /// A failure talking to a UCI engine.
@@ -372,6 +373,9 @@ pub struct UciPlayer<G: Game> {
     /// The game as the engine is told it: the start position's text, the
     /// whole moves played since, and the position after them.
     line: Option<(String, Vec<String>, G)>,
+    /// The clocks at a time control: `go wtime .. btime ..` instead of the
+    /// configured `go`.
+    clock: Option<GameClock>,
 }
 
 impl<G: Game> UciPlayer<G> {
@@ -383,6 +387,7 @@ impl<G: Game> UciPlayer<G> {
             queued: VecDeque::new(),
             error: None,
             line: None,
+            clock: None,
         }
     }
 
@@ -421,10 +426,19 @@ impl<G: Game> Contestant<G> for UciPlayer<G> {
         format!("uci:{file}[{}]", self.config.go.trim_start_matches("go "))
     }
 
-    fn new_game(&mut self) {
+    fn set_clock(&mut self, clock: &GameClock) {
+        self.clock = Some(*clock);
+    }
+
+    fn new_game(&mut self, opening: &Opening<G>) {
         self.queued.clear();
         self.error = None;
-        self.line = None;
+        self.clock = None;
+        self.line = Some((
+            opening.root.to_text(),
+            moves_of_line(&opening.root, &opening.actions),
+            opening.position.clone(),
+        ));
         if let Some(engine) = self.engine.as_mut() {
             if engine.new_game(self.config.handshake_timeout).is_ok() {
                 return;
@@ -460,11 +474,13 @@ impl<G: Game> Contestant<G> for UciPlayer<G> {
                 .unwrap_or_else(|| "engine not running".to_string());
             return self.fail(why);
         };
-        let token =
-            match engine.best_move(&start, &moves, &self.config.go, self.config.move_timeout) {
-                Ok(t) => t,
-                Err(e) => return self.fail(e),
-            };
+        let go = self
+            .clock
+            .map_or_else(|| self.config.go.clone(), |c| c.go_command());
+        let token = match engine.best_move(&start, &moves, &go, self.config.move_timeout) {
+            Ok(t) => t,
+            Err(e) => return self.fail(e),
+        };
         match game.parse_move(&token) {
             Ok(actions) if !actions.is_empty() => {
                 if let Some((_, moves, at)) = &mut self.line {

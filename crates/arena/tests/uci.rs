@@ -12,7 +12,8 @@ use rules::{Game, Losers};
 
 /// A fake engine script: answers the handshake, then behaves per `on_go`
 /// (shell code run for each `go`; `$n` counts the `go`s, `$side` is the
-/// side to move from the last `position fen`).
+/// side to move after the last `position fen ... moves ...`: the FEN's
+/// side, flipped per move after it).
 fn fake_engine(dir: &Path, name: &str, on_go: &str) -> PathBuf {
     let path = dir.join(name);
     let script = format!(
@@ -23,7 +24,10 @@ while IFS= read -r line; do
   case "$line" in
     uci) echo "id name fake-{name}"; echo "uciok" ;;
     isready) echo "readyok" ;;
-    "position fen "*) set -- $line; side=$4 ;;
+    "position fen "*) set -- $line; side=$4
+      if [ $(( $(echo "$line" | sed -n 's/.* moves //p' | wc -w) % 2 )) = 1 ]; then
+        if [ "$side" = w ]; then side=b; else side=w; fi
+      fi ;;
     go*) n=$((n+1)); {on_go} ;;
     quit) exit 0 ;;
   esac
@@ -56,6 +60,7 @@ fn fake_match(engine: &Path, move_timeout: Duration) -> arena::MatchReport {
         games: 4,
         concurrency: 2,
         ply_cap: 40,
+        time_control: None,
         opening_plies: 0,
         seed: 7,
         sprt: None,
@@ -199,6 +204,7 @@ fn real_fairy_stockfish_plays_losers() {
         games: 4,
         concurrency: 2,
         ply_cap: 150,
+        time_control: None,
         opening_plies: 2,
         seed: 3,
         sprt: None,
@@ -230,4 +236,61 @@ fn real_fairy_stockfish_plays_losers() {
         "fairy-stockfish depth 1 vs random on losers: +{} ={} -{}",
         report.wdl.wins, report.wdl.draws, report.wdl.losses
     );
+}
+
+/// The engine is told the game from its root with the random opening
+/// plies as moves (rules that count the whole game, such as tafl's ban on
+/// a third use of one move token, need them), not from the position after
+/// them.
+#[test]
+fn the_engine_is_told_the_opening_plies_as_moves() {
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("positions.log");
+    let engine = dir.path().join("logger");
+    let script = format!(
+        r#"#!/bin/sh
+while IFS= read -r line; do
+  case "$line" in
+    uci) echo "id name logger"; echo "uciok" ;;
+    isready) echo "readyok" ;;
+    "position "*) echo "$line" >> {log} ;;
+    go*) exit 3 ;;
+  esac
+done
+"#,
+        log = log.display()
+    );
+    std::fs::write(&engine, script).unwrap();
+    let mut perms = std::fs::metadata(&engine).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&engine, perms).unwrap();
+    let settings = MatchSettings {
+        games: 2,
+        concurrency: 1,
+        ply_cap: 40,
+        time_control: None,
+        opening_plies: 4,
+        seed: 11,
+        sprt: None,
+    };
+    let cfg = config(&engine, Duration::from_secs(5));
+    let report = run_match::<Losers, _, _>(
+        &settings,
+        |_| Box::new(UciPlayer::<Losers>::new(cfg.clone())) as Box<dyn Contestant<Losers>>,
+        |i| Box::new(RandomPlayer::new(i as u64)),
+        |_| {},
+    );
+    assert_eq!(report.forfeits, 2);
+    let text = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    let start = format!("position fen {} moves ", Losers::start().to_text());
+    // Game 0: the engine moves first after 4 opening plies; game 1: second,
+    // after the opening and random's first move.
+    for (line, moves) in lines.iter().zip([4, 5]) {
+        let rest = line
+            .strip_prefix(&start)
+            .unwrap_or_else(|| panic!("{line}"));
+        assert_eq!(rest.split_whitespace().count(), moves, "{line}");
+    }
 }

@@ -94,6 +94,12 @@ impl Bot {
         each!(self, b => b.set_rollout_mix(lambda, seed))
     }
 
+    /// Run the network in `precision` (see [`GameBot::set_precision`]);
+    /// returns the precision in effect.
+    pub fn set_precision(&mut self, precision: model::Precision) -> model::Precision {
+        each!(self, b => b.set_precision(precision))
+    }
+
     /// Set the current position: `position` text (`None` or `"startpos"` =
     /// the start) and move tokens in `docs/rules.md` notation (standard
     /// FEN / UCI moves for the chess variants; a Loki token may be several

@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
-use model::{load_bundle, BundleMeta, Net, NetEvaluator};
+use model::{load_bundle, BundleMeta, Net, NetEvaluator, Precision};
 use rand::rngs::{SmallRng, StdRng};
 use rand::{Rng, SeedableRng};
 use rules::{Game, Outcome};
@@ -154,6 +154,13 @@ impl<G: BotGame> GameBot<G> {
             RolloutEvaluator::new(1, ROLLOUT_MAX_PLIES, SmallRng::seed_from_u64(seed ^ 0x5EED));
         self.evaluator.set_mix(playouts, lambda);
         Ok(())
+    }
+
+    /// Run the network in `precision` ([`NetEvaluator::set_precision`]:
+    /// int8 only on the CPU path of a CPU with AVX2 or VNNI, `fp32` otherwise,
+    /// the default). Returns the precision in effect.
+    pub fn set_precision(&mut self, precision: Precision) -> Precision {
+        self.evaluator.inner_mut().set_precision(precision)
     }
 }
 

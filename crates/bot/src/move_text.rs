@@ -17,7 +17,7 @@ impl<G: Encode> BotGame for G {}
 /// trailing incomplete turn (a line cut in the middle of a Loki exchange
 /// or command) is left out, so every token is a whole move that
 /// `Game::parse_move` reads back.
-pub fn moves_of_line<G: BotGame>(position: &G, line: &[G::Action]) -> Vec<String> {
+pub fn moves_of_line<G: rules::Game>(position: &G, line: &[G::Action]) -> Vec<String> {
     let mut game = position.clone();
     let mut start = game.clone();
     let mut turn: Vec<G::Action> = Vec::new();

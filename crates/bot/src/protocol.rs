@@ -45,7 +45,8 @@ pub struct AnalyseRequest {
     #[serde(default)]
     pub id: Value,
     /// Variant id; may be left out where the frontend can read it from
-    /// `bundle`.
+    /// `bundle`. Text as sent, read by [`AnalyseRequest::variant_id`] so an
+    /// unknown id gets the frontend's own error (a 400 in the web service).
     pub variant: Option<String>,
     /// Position text (`None` or `"startpos"` = the start).
     pub position: Option<String>,

@@ -211,3 +211,23 @@ fn loki_moves_are_whole_tokens() {
     }
     assert!(!moves.is_empty());
 }
+
+#[test]
+fn int8_precision_where_the_cpu_has_vnni_and_fp32_elsewhere() {
+    use model::Precision;
+    for variant in [VariantId::Losers, VariantId::Shakti] {
+        let (_tmp, dir) = bundle(variant);
+        let mut bot = Bot::load(&dir, &device()).unwrap();
+        let expected = if model::quant::int8_accelerated() {
+            Precision::Int8
+        } else {
+            Precision::Fp32
+        };
+        assert_eq!(bot.set_precision(Precision::Int8), expected, "{variant}");
+        let choice = bot.choose_move(&Budget::nodes(16), &mut |_| {}).unwrap();
+        assert_eq!(choice.info.nodes, 16, "{variant}");
+        bot.set_position(None, &[choice.mv.as_str()]).unwrap();
+        // And back.
+        assert_eq!(bot.set_precision(Precision::Fp32), Precision::Fp32);
+    }
+}

@@ -36,7 +36,7 @@ pub struct BundleMeta {
     /// Bundle layout version ([`BUNDLE_FORMAT_VERSION`]).
     pub format_version: u32,
     /// Variant id (`shakti`, ...).
-    pub variant: String,
+    pub variant: rules::VariantId,
     /// `Game::RULES_VERSION` the network was trained under.
     pub rules_version: u32,
     /// `Encode::ENCODING_VERSION` of the input planes and policy map.
@@ -113,12 +113,35 @@ pub enum BundleError {
         found: String,
     },
     /// The safetensors content does not fit the network shape.
-    #[error("{path}: cannot load weights: {reason}")]
+    #[error("{path}: cannot load weights: {source}")]
     Weights {
         /// The weights file.
         path: PathBuf,
         /// What does not fit.
-        reason: String,
+        source: WeightsMismatch,
+    },
+    /// burn could not write the network's weights as safetensors.
+    #[error("cannot serialise the weights: {0}")]
+    Serialise(String),
+}
+
+/// Why safetensors bytes do not load into a network of the bundle's shape.
+#[derive(Debug, thiserror::Error)]
+pub enum WeightsMismatch {
+    /// burn refused the file (its message's first line, shortened).
+    #[error("the weights do not fit the network shape in model.json ({0}...)")]
+    Refused(String),
+    /// Tensors that failed, are missing or are left over.
+    #[error(
+        "weights do not fit the network: {errors} errors, missing {missing:?}, unused {unused:?}"
+    )]
+    Tensors {
+        /// Tensors that did not load.
+        errors: usize,
+        /// Tensors the network needs and the file lacks.
+        missing: Vec<String>,
+        /// Tensors in the file the network does not have.
+        unused: Vec<String>,
     },
 }
 
@@ -137,12 +160,12 @@ pub fn sha256_hex(bytes: &[u8]) -> String {
 }
 
 /// Serialize the weights of `net` to safetensors bytes.
+///
+/// # Errors
+/// [`BundleError::Serialise`] when burn cannot write them.
 pub fn weights_bytes(net: &Net) -> Result<Vec<u8>, BundleError> {
     let mut store = SafetensorsStore::from_bytes(None);
-    let err = |e: &dyn std::fmt::Display| BundleError::Weights {
-        path: PathBuf::new(),
-        reason: e.to_string(),
-    };
+    let err = |e: &dyn std::fmt::Display| BundleError::Serialise(e.to_string());
     net.save_into(&mut store).map_err(|e| err(&e))?;
     let bytes = store.get_bytes().map_err(|e| err(&e))?;
     Ok(canonical_header(bytes))
@@ -198,7 +221,7 @@ pub fn meta_for<E: Encode>(shape: &NetShape, generation: u32, weights: &[u8]) ->
     BundleMeta {
         format: BUNDLE_FORMAT.to_string(),
         format_version: BUNDLE_FORMAT_VERSION,
-        variant: E::VARIANT.to_string(),
+        variant: E::VARIANT,
         rules_version: E::RULES_VERSION,
         encoding_version: E::ENCODING_VERSION,
         shape: shape.clone(),
@@ -349,10 +372,10 @@ pub fn parse_meta<E: Encode>(text: &[u8], dir: &Path) -> Result<BundleMeta, Bund
             meta.format, meta.format_version
         ));
     }
-    if meta.variant != E::VARIANT.as_str() {
+    if meta.variant != E::VARIANT {
         return mismatch(format!(
             "bundle is for variant {:?}, but {:?} was requested",
-            meta.variant,
+            meta.variant.as_str(),
             E::VARIANT.as_str()
         ));
     }
@@ -438,12 +461,19 @@ fn net_checked(
         });
     }
     net_from_weights(&meta.shape, bytes, device)
-        .map_err(|reason| BundleError::Weights { path, reason })
+        .map_err(|source| BundleError::Weights { path, source })
 }
 
 /// Build a network of `shape` from safetensors `bytes`; every tensor must
 /// be present with the right shape.
-pub fn net_from_weights(shape: &NetShape, bytes: Vec<u8>, device: &Device) -> Result<Net, String> {
+///
+/// # Errors
+/// [`WeightsMismatch`] when the bytes do not load into that shape.
+pub fn net_from_weights(
+    shape: &NetShape,
+    bytes: Vec<u8>,
+    device: &Device,
+) -> Result<Net, WeightsMismatch> {
     let mut net = Net::new(shape, device);
     let mut store = SafetensorsStore::from_bytes(Some(bytes));
     let result = net.load_from(&mut store).map_err(|e| {
@@ -457,15 +487,14 @@ pub fn net_from_weights(shape: &NetShape, bytes: Vec<u8>, device: &Device) -> Re
             .chars()
             .take(160)
             .collect();
-        format!("the weights do not fit the network shape in model.json ({first}...)")
+        WeightsMismatch::Refused(first)
     })?;
     if !result.is_success() || !result.missing.is_empty() || !result.unused.is_empty() {
-        return Err(format!(
-            "weights do not fit the network: {} errors, missing {:?}, unused {:?}",
-            result.errors.len(),
-            result.missing.iter().map(|m| &m.0).collect::<Vec<_>>(),
-            result.unused
-        ));
+        return Err(WeightsMismatch::Tensors {
+            errors: result.errors.len(),
+            missing: result.missing.iter().map(|m| m.0.to_string()).collect(),
+            unused: result.unused.iter().map(|u| u.to_string()).collect(),
+        });
     }
     Ok(net)
 }

@@ -6,6 +6,8 @@
 //! - [`fused`]: [`FusedNet`], the CPU inference form of a trained net
 //!   (batch norm folded, padded channels-last, direct convolutions;
 //!   the kernels, AVX-512/AVX2/portable, are in the private `direct`).
+//! - [`quant`]: [`Precision`], and the trunk's 3x3 convolutions in int8
+//!   (AVX-512 VNNI/AVX-VNNI/AVX2/portable kernels, the same integers).
 //! - [`evaluator`]: [`NetEvaluator`], batched inference behind
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
@@ -24,13 +26,16 @@ pub mod fused;
 pub mod grow;
 pub mod lineage;
 pub mod net;
+pub mod quant;
 pub mod weights;
 mod winograd;
 
 pub use bundle::{
     load_bundle, load_bundle_bytes, save_bundle, BundleError, BundleFiles, BundleMeta,
+    WeightsMismatch,
 };
 pub use device::{device_from_name, Backend, DeviceError};
 pub use evaluator::NetEvaluator;
 pub use fused::{FusedError, FusedNet, FusedOutput};
 pub use net::{Net, NetOutput, NetShape, MOVES_LEFT_SCALE};
+pub use quant::{Precision, PrecisionError};

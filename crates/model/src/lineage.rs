@@ -1,4 +1,4 @@
-//! Where a bundle came from (`model.json`'s `lineage`, issue #21): how many
+//! Where a bundle came from (`model.json`'s `lineage`): how many
 //! generations and CPU-hours of training stand behind it, the bundles it
 //! was continued from (`lokizero train --init-from`), and the match that
 //! promoted it to shipped.

@@ -140,7 +140,7 @@ pub enum ActionError {
         /// The action text.
         text: String,
         /// What is wrong with it.
-        reason: String,
+        reason: NotationError,
     },
     /// Well-formed, but not among the legal actions of the position.
     #[error("illegal action {text:?} in this position")]
@@ -151,6 +151,49 @@ pub enum ActionError {
     /// The game is already over.
     #[error("the game is over; no action is legal")]
     GameOver,
+}
+
+/// What is wrong with a move token's notation: the reason of
+/// [`ActionError::Malformed`]. The notations are in `docs/rules.md`
+/// (UCI squares for the chess variants, square runs with a power prefix
+/// for tafl, `pass` or two squares for Shakti).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NotationError {
+    /// A byte outside ASCII.
+    #[error("not ASCII")]
+    NotAscii,
+    /// No square name where the notation needs one (`which`: `origin`,
+    /// `destination`, or the rest of the text, quoted).
+    #[error("no {which} square (square names as on the board, e.g. a1)")]
+    MissingSquare {
+        /// Which square, or the text where one was expected.
+        which: String,
+    },
+    /// No squares at all.
+    #[error("no squares")]
+    NoSquares,
+    /// Origin and destination are one square.
+    #[error("origin and destination are the same square")]
+    SameSquare,
+    /// A promotion letter that is not q, r, b or n.
+    #[error("bad promotion piece {0:?} (expected q, r, b or n)")]
+    BadPromotion(String),
+    /// Text after a complete token.
+    #[error("trailing text {0:?}")]
+    Trailing(String),
+    /// A tafl power prefix that is not h, f, x or g.
+    #[error("unknown power prefix {0:?} (expected h, f, x or g)")]
+    UnknownPrefix(String),
+    /// A tafl token with the wrong number of squares for its kind.
+    #[error("wrong number of squares ({0}) for this kind of action")]
+    SquareCount(usize),
+    /// A tafl command whose second move does not start where the first
+    /// ended.
+    #[error("the second commanded move must start where the first ended")]
+    BrokenCommand,
+    /// A number that does not parse (toy games of the search tests).
+    #[error("not an action number: {0}")]
+    NotANumber(String),
 }
 
 /// A two-player, perfect-information, deterministic game with exact rules.
@@ -294,7 +337,7 @@ pub trait Game: Clone + Send + Sync + Debug + 'static {
 pub fn parse_single_action_move<G: Game>(
     game: &G,
     text: &str,
-    well_formed: impl Fn(&str) -> Result<(), String>,
+    well_formed: impl Fn(&str) -> Result<(), NotationError>,
 ) -> Result<Vec<G::Action>, ActionError> {
     let text = text.trim();
     well_formed(text).map_err(|reason| ActionError::Malformed {

@@ -53,7 +53,7 @@ pub mod tafl;
 
 pub use chess::{Losers, Viking};
 pub use describe::Describe;
-pub use game::{ActionError, EndReason, Game, Outcome, Player, PositionError};
+pub use game::{ActionError, EndReason, Game, NotationError, Outcome, Player, PositionError};
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide, perft_turns, perft_turns_divide};
 pub use shakti::{Shakti, ShaktiAction};

@@ -138,7 +138,7 @@ pub struct SearchConfig {
     /// forced node's value is then its child's, which is a ply better
     /// informed, and every evaluation lands where a choice exists: in
     /// losers, where captures are compulsory, a large share of the tree's
-    /// positions have one legal move (`docs/experiments.md`, session 15).
+    /// positions have one legal move (`docs/experiments.md`).
     /// A simulation still costs one network evaluation, so node budgets
     /// keep their meaning. Default false (self-play's recipes were tuned
     /// without it); on in play ([`SearchConfig::for_play`]).
@@ -229,20 +229,50 @@ impl Default for SearchConfig {
     }
 }
 
-/// A configuration value outside its allowed range. The message names the
-/// field, the value and the range.
-#[derive(Clone, Debug, PartialEq, thiserror::Error)]
-pub enum ConfigError {
-    /// A numeric field is NaN, infinite or out of range.
-    #[error("search config: {field} = {value} is out of range (expected {expected})")]
-    OutOfRange {
-        /// The field name as written in the config file.
-        field: &'static str,
-        /// The offending value.
-        value: f64,
-        /// The allowed range, in words.
-        expected: &'static str,
-    },
+/// A setting outside its allowed range, or settings that contradict each
+/// other: the one validation error of every config section of the project
+/// (search, self-play, training, evaluation, the web service). The message
+/// is `<field> <reason>`, e.g. `selfplay.ply_cap must be >= 1`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{field} {reason}")]
+pub struct InvalidSetting {
+    /// The key as written in the config file, with its section once the
+    /// section is known (`c_puct`, then `search.c_puct`).
+    pub field: String,
+    /// What the value must be, and the value given where one number says
+    /// it (`must be in [0, 1), got 1.5`).
+    pub reason: String,
+}
+
+impl InvalidSetting {
+    /// The error for `field` with `reason`.
+    pub fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        InvalidSetting {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+
+    /// The same error with the field inside `section` (`c_puct` in
+    /// `search` becomes `search.c_puct`).
+    #[must_use]
+    pub fn in_section(mut self, section: &str) -> Self {
+        self.field = format!("{section}.{}", self.field);
+        self
+    }
+
+    /// `Ok` when `ok`, else the error for `field` with `reason`: one
+    /// range check of a `validate` method.
+    ///
+    /// # Errors
+    /// The [`InvalidSetting`] when `ok` is false.
+    pub fn check(ok: bool, field: &str, reason: &str) -> Result<(), InvalidSetting> {
+        if ok {
+            Ok(())
+        } else {
+            Err(InvalidSetting::new(field, reason))
+        }
+    }
 }
 
 fn check(
@@ -250,15 +280,14 @@ fn check(
     value: f32,
     ok: bool,
     expected: &'static str,
-) -> Result<(), ConfigError> {
+) -> Result<(), InvalidSetting> {
     if value.is_finite() && ok {
         Ok(())
     } else {
-        Err(ConfigError::OutOfRange {
+        Err(InvalidSetting::new(
             field,
-            value: f64::from(value),
-            expected,
-        })
+            format!("must be {expected}, got {value}"),
+        ))
     }
 }
 
@@ -266,8 +295,8 @@ impl SearchConfig {
     /// Check every field against its documented range.
     ///
     /// # Errors
-    /// [`ConfigError::OutOfRange`] for the first field out of range.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// [`InvalidSetting`] for the first field out of range.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         check("c_puct", self.c_puct, self.c_puct > 0.0, "finite and > 0")?;
         check(
             "fpu_reduction",
@@ -306,25 +335,19 @@ impl SearchConfig {
             "finite and > 0",
         )?;
         if self.leaves_per_batch == 0 {
-            return Err(ConfigError::OutOfRange {
-                field: "leaves_per_batch",
-                value: 0.0,
-                expected: ">= 1",
-            });
+            return Err(InvalidSetting::new(
+                "leaves_per_batch",
+                "must be >= 1, got 0",
+            ));
         }
         if self.forcing_depth > MAX_FORCING_DEPTH {
-            return Err(ConfigError::OutOfRange {
-                field: "forcing_depth",
-                value: f64::from(self.forcing_depth),
-                expected: "<= 32",
-            });
+            return Err(InvalidSetting::new(
+                "forcing_depth",
+                format!("must be <= {MAX_FORCING_DEPTH}, got {}", self.forcing_depth),
+            ));
         }
         if self.gumbel_m == 0 {
-            return Err(ConfigError::OutOfRange {
-                field: "gumbel_m",
-                value: 0.0,
-                expected: ">= 1",
-            });
+            return Err(InvalidSetting::new("gumbel_m", "must be >= 1, got 0"));
         }
         check(
             "gumbel_c_visit",
@@ -411,8 +434,8 @@ impl TemperatureSchedule {
     /// Check both temperatures are finite and `>= 0`.
     ///
     /// # Errors
-    /// [`ConfigError::OutOfRange`] naming the field.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// [`InvalidSetting`] naming the field.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         check(
             "initial",
             self.initial,

@@ -194,6 +194,11 @@ impl<E, R> RolloutMix<E, R> {
         }
     }
 
+    /// The inner evaluator (to change its own settings).
+    pub fn inner_mut(&mut self) -> &mut E {
+        &mut self.inner
+    }
+
     /// Replace the playouts and their weight `lambda` (clamped as in
     /// [`RolloutMix::new`]), keeping the inner evaluator.
     pub fn set_mix(&mut self, rollout: RolloutEvaluator<R>, lambda: f32) {

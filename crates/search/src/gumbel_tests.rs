@@ -107,8 +107,8 @@ fn config_keys_parse() {
     );
     assert!(serde_json::from_str::<SearchConfig>(r#"{"root": "uct"}"#).is_err());
     let field_of = |c: SearchConfig| match c.validate() {
-        Err(ConfigError::OutOfRange { field, .. }) => field,
-        Ok(()) => "ok",
+        Err(e) => e.field,
+        Ok(()) => "ok".to_string(),
     };
     let d = SearchConfig::default;
     assert_eq!(field_of(SearchConfig { gumbel_m: 0, ..d() }), "gumbel_m");

@@ -68,7 +68,7 @@ mod tests;
 mod toy;
 
 pub use config::{
-    ConfigError, RootKind, SearchConfig, TemperatureSchedule, MAX_FORCING_DEPTH,
+    InvalidSetting, RootKind, SearchConfig, TemperatureSchedule, MAX_FORCING_DEPTH,
     PLAY_FORCING_DEPTH, PLAY_NODES, PLAY_POLICY_TEMPERATURE,
 };
 pub use evaluator::{Evaluator, RolloutEvaluator, RolloutMix, UniformEvaluator, Wdl, DRAW_WDL};

@@ -105,6 +105,8 @@ impl Budget {
     pub fn stopper(&self, started: Instant) -> Stopper<'_> {
         Stopper {
             budget: self,
+            started,
+            first_visits: None,
             deadline: self.time.map(|t| started + t),
             last: None,
             step: Duration::ZERO,
@@ -200,8 +202,21 @@ impl<G: Game> Mcts<G> {
 /// step in flight. Until every tree's root is evaluated the deadline does
 /// not apply (a move is never chosen blind), and that first step is left
 /// out of the prediction.
+///
+/// Smart pruning (Leela Chess Zero's `SmartPruningStopper`): a timed
+/// search of one tree stops early once the most visited root child leads
+/// the second by more visits than the rest of the time can bring (the
+/// visits per second of this search so far times the time left, and at
+/// most the nodes left): the move played, the most visited child, can no
+/// longer change, so the time saved stays on the clock. Searches by nodes
+/// alone (self-play, node-budget matches) are never cut short, so their
+/// results do not depend on the machine's speed.
 pub struct Stopper<'a> {
     budget: &'a Budget,
+    /// When the search started.
+    started: Instant,
+    /// The root's visits at the first check (a reused subtree's).
+    first_visits: Option<u32>,
     /// When the time runs out.
     deadline: Option<Instant>,
     /// When the previous check ran; `None` when the step since then is
@@ -233,9 +248,43 @@ impl Stopper<'_> {
         let took = self.last.map_or(Duration::ZERO, |last| now - last);
         self.step = took.max(self.step * 3 / 4);
         self.last = Some(now);
-        now + self.step >= deadline
+        now + self.step >= deadline || self.move_is_settled(trees, now, deadline)
+    }
+
+    /// Smart pruning (see [`Stopper`]): one tree, and its leading root
+    /// child out of reach of the visits the remaining time can bring.
+    fn move_is_settled<G: Game>(
+        &mut self,
+        trees: &[Mcts<G>],
+        now: Instant,
+        deadline: Instant,
+    ) -> bool {
+        let [tree] = trees else {
+            return false;
+        };
+        let visits = tree.visits();
+        let first = *self.first_visits.get_or_insert(visits);
+        let gained = visits.saturating_sub(first);
+        let elapsed = now.saturating_duration_since(self.started).as_secs_f64();
+        // Too few visits yet to know the rate.
+        if gained < MIN_VISITS_FOR_RATE || elapsed <= 0.0 {
+            return false;
+        }
+        let Some(lead) = tree.root_visit_lead() else {
+            return false;
+        };
+        let rate = f64::from(gained) / elapsed;
+        let mut reachable = rate * deadline.saturating_duration_since(now).as_secs_f64();
+        if let Some(nodes) = self.budget.nodes {
+            reachable = reachable.min(f64::from(nodes.saturating_sub(visits)));
+        }
+        f64::from(lead) > reachable
     }
 }
+
+/// Visits a timed search makes before [`Stopper`] trusts its rate for
+/// smart pruning.
+const MIN_VISITS_FOR_RATE: u32 = 32;
 #[cfg(test)]
 mod tests {
     use std::time::{Duration, Instant};
@@ -258,6 +307,30 @@ mod tests {
 
     fn fresh() -> Mcts<TicTacToe> {
         Mcts::new(TicTacToe::start(), &SearchConfig::default())
+    }
+
+    #[test]
+    fn a_timed_search_stops_once_its_move_cannot_change() {
+        use crate::toy::Subtract;
+        // Pile 9: taking 1 wins (8 left), the other moves lose; the
+        // winner's lead soon exceeds the nodes left, well within the time.
+        let search = |budget: &Budget| {
+            let mut tree = Mcts::new(Subtract::new(9), &SearchConfig::default());
+            let mut rng = StdRng::seed_from_u64(3);
+            let trees = std::slice::from_mut(&mut tree);
+            Batch::new(8).run(trees, &mut UniformEvaluator, budget, &mut rng, |_| false);
+            (tree.visits(), tree.root_visit_lead())
+        };
+        let timed = Budget {
+            time: Some(Duration::from_secs(60)),
+            ..Budget::nodes(4000)
+        };
+        let (visits, lead) = search(&timed);
+        let lead = lead.expect("three root children");
+        assert!(visits < 4000, "not cut short: {visits}");
+        assert!(lead > 4000 - visits, "lead {lead}, {visits} visits");
+        // By nodes alone the search is never cut short.
+        assert_eq!(search(&Budget::nodes(4000)).0, 4000);
     }
 
     #[test]

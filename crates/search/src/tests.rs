@@ -171,8 +171,8 @@ fn config_defaults_parse_and_validate() {
 #[test]
 fn config_validation_names_the_field() {
     let field_of = |c: SearchConfig| match c.validate() {
-        Err(ConfigError::OutOfRange { field, .. }) => field,
-        Ok(()) => "ok",
+        Err(e) => e.field,
+        Ok(()) => "ok".to_string(),
     };
     let d = SearchConfig::default;
     assert_eq!(field_of(SearchConfig { c_puct: 0.0, ..d() }), "c_puct");
@@ -254,10 +254,7 @@ fn temperature_schedule() {
     };
     assert!(matches!(
         bad.validate(),
-        Err(ConfigError::OutOfRange {
-            field: "final_temperature",
-            ..
-        })
+        Err(InvalidSetting { ref field, .. }) if field == "final_temperature"
     ));
     let parsed: TemperatureSchedule = serde_json::from_str(r#"{"plies": 12}"#).unwrap();
     assert_eq!(

@@ -44,7 +44,7 @@ fn number_move(text: &str) -> Result<Vec<u8>, ActionError> {
         .map(|a| vec![a])
         .map_err(|e| ActionError::Malformed {
             text: text.into(),
-            reason: e.to_string(),
+            reason: rules::NotationError::NotANumber(e.to_string()),
         })
 }
 

@@ -33,7 +33,9 @@ fn stats<G: Variant>(paths: &[String]) -> Result<(), String> {
     for p in paths {
         let chunk = selfplay::read_chunk::<G>(Path::new(p)).map_err(|e| e.to_string())?;
         for record in &chunk.games {
-            let end = record.replay::<G>(|_, _, _| {})?;
+            let end = record
+                .replay::<G>(|_, _, _| {})
+                .map_err(|e| e.to_string())?;
             if games < show {
                 println!("game {games}: {}", action_texts::<G>(record)?.join(" "));
             }

@@ -3,52 +3,9 @@
 //! Only self-play records use them; matches and the rules never do.
 
 use rules::{Game, Outcome, Player};
-use serde::{Deserialize, Serialize};
 
 use crate::config::SelfPlayConfig;
 use crate::record::stored_result;
-
-/// [`SelfPlayConfig::ply_cap_winner`]: the recorded result of a ply-capped
-/// game that material did not decide.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase", try_from = "String")]
-pub enum PlyCapWinner {
-    /// A draw, as the rules say (the default).
-    #[default]
-    Draw,
-    /// A win for the player who moves first.
-    First,
-    /// A win for the player who moves second.
-    Second,
-}
-
-impl TryFrom<String> for PlyCapWinner {
-    type Error = String;
-
-    /// `"draw"`, `"first"` or `"second"`; anything else names the choices
-    /// (so does a value that is not a string, through serde).
-    fn try_from(text: String) -> Result<Self, String> {
-        match text.as_str() {
-            "draw" => Ok(PlyCapWinner::Draw),
-            "first" => Ok(PlyCapWinner::First),
-            "second" => Ok(PlyCapWinner::Second),
-            _ => Err(format!(
-                "ply_cap_winner must be \"draw\", \"first\" or \"second\", not {text:?}"
-            )),
-        }
-    }
-}
-
-impl PlyCapWinner {
-    /// The winner this setting records (`None` = a draw).
-    pub fn player(self) -> Option<Player> {
-        match self {
-            PlyCapWinner::Draw => None,
-            PlyCapWinner::First => Some(Player::First),
-            PlyCapWinner::Second => Some(Player::Second),
-        }
-    }
-}
 
 /// The winner of a ply-capped game by [`SelfPlayConfig::adjudicate_material`]
 /// (`margin` 0 or no material measure: none, a draw).

@@ -2,9 +2,8 @@
 //! range checks.
 
 use rules::Player;
+use search::InvalidSetting;
 use serde::{Deserialize, Serialize};
-
-use crate::adjudicate::PlyCapWinner;
 
 /// Self-play settings (the `[selfplay]` table of a config).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -23,7 +22,7 @@ pub struct SelfPlayConfig {
     /// defenders); 0 (the default) = `simulations`, as the first player's.
     /// A search handicap for self-play that drifts to one side (loki's
     /// attackers won 95-100 % of generations 11-18 at 96 simulations,
-    /// issue #21): the losing side searches deeper, so its policy targets
+    /// `docs/experiments.md`): the losing side searches deeper, so its policy targets
     /// come from stronger play and more games are decided both ways, as
     /// handicap games balance a stronger and a weaker player. Fast
     /// searches (playout cap randomisation) keep `fast_simulations`.
@@ -68,7 +67,7 @@ pub struct SelfPlayConfig {
     /// material is progress instead of a draw. Engine tournaments
     /// adjudicate long games on the evaluation in the same spirit (TCEC);
     /// self-play from scratch on Viking otherwise ended mostly in
-    /// ply-capped draws (issue #4). Only self-play records: matches and
+    /// ply-capped draws. Only self-play records: matches and
     /// the rules never adjudicate by material.
     pub adjudicate_material: f32,
     /// Who wins a ply-capped game that [`Self::adjudicate_material`] left
@@ -76,8 +75,8 @@ pub struct SelfPlayConfig {
     /// the rules' result), `"first"` or `"second"`. For games where one
     /// side must make progress and stalling is its failure: in tafl the
     /// defenders must bring the king out, and a run scoring the 200-ply
-    /// stalls as draws taught the defenders to shuffle (issue #5,
-    /// `docs/experiments.md`); scoring them as the attackers' wins
+    /// stalls as draws taught the defenders to shuffle
+    /// (`docs/experiments.md`); scoring them as the attackers' wins
     /// (`"first"`) makes a stall a loss in the defenders' value targets,
     /// as the tafl rule sets that forbid the defenders to stall do
     /// (e.g. Copenhagen's perpetual-repetition loss for the king's side).
@@ -209,13 +208,12 @@ impl SelfPlayConfig {
     /// budget) and resignation checks, in that order).
     ///
     /// # Errors
-    /// The message of the first failing check.
-    pub fn validate(&self) -> Result<(), String> {
-        let first_failing = |checks: &[(bool, &'static str)]| {
+    /// The [`InvalidSetting`] of the first failing check.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
+        let first_failing = |checks: &[(bool, &'static str, &'static str)]| {
             checks
                 .iter()
-                .find(|(ok, _)| !ok)
-                .map_or(Ok(()), |(_, msg)| Err(msg.to_string()))
+                .try_for_each(|&(ok, field, reason)| InvalidSetting::check(ok, field, reason))
         };
         first_failing(&self.general_checks())?;
         first_failing(&self.cap_checks())?;
@@ -226,121 +224,187 @@ impl SelfPlayConfig {
     /// With playout cap randomisation on and a second player's budget set,
     /// `fast_simulations` must not exceed that budget either (the first
     /// player's, `simulations`, is in [`Self::cap_checks`]).
-    fn second_player_cap_check(&self) -> Result<(), String> {
+    fn second_player_cap_check(&self) -> Result<(), InvalidSetting> {
         let second = self.full_simulations(Player::Second);
         if self.full_search_prob < 1.0
             && self.second_player_simulations > 0
             && self.fast_simulations > second
         {
-            return Err(format!(
-                "selfplay.fast_simulations must be in 1..=selfplay.second_player_simulations \
-                 ({second}) when full_search_prob < 1, got {}",
-                self.fast_simulations
+            return Err(InvalidSetting::new(
+                "selfplay.fast_simulations",
+                format!(
+                    "must be in 1..=selfplay.second_player_simulations ({second}) when \
+                     full_search_prob < 1, got {}",
+                    self.fast_simulations
+                ),
             ));
         }
         Ok(())
     }
 
     /// Sizes, budgets, temperatures, the ply cap and its adjudication.
-    fn general_checks(&self) -> [(bool, &'static str); 13] {
+    fn general_checks(&self) -> [(bool, &'static str, &'static str); 13] {
         [
             (
                 self.workers >= 1 && self.workers <= 64,
-                "selfplay.workers must be in 1..=64",
+                "selfplay.workers",
+                "must be in 1..=64",
             ),
             (
                 self.games_per_generation >= 1,
-                "selfplay.games_per_generation must be >= 1",
+                "selfplay.games_per_generation",
+                "must be >= 1",
             ),
             (
                 self.concurrent_games >= 1 && self.concurrent_games <= 4096,
-                "selfplay.concurrent_games must be in 1..=4096",
+                "selfplay.concurrent_games",
+                "must be in 1..=4096",
             ),
             (
                 self.simulations >= 1 && self.simulations <= 1_000_000,
-                "selfplay.simulations must be in 1..=1000000",
+                "selfplay.simulations",
+                "must be in 1..=1000000",
             ),
             (
                 self.second_player_simulations <= 1_000_000,
-                "selfplay.second_player_simulations must be in 0..=1000000 (0 = simulations)",
+                "selfplay.second_player_simulations",
+                "must be in 0..=1000000 (0 = simulations)",
             ),
             (
                 self.leaves_per_tree >= 1 && self.leaves_per_tree <= 256,
-                "selfplay.leaves_per_tree must be in 1..=256",
+                "selfplay.leaves_per_tree",
+                "must be in 1..=256",
             ),
             (
                 self.temperature.is_finite()
                     && self.temperature >= 0.0
                     && self.final_temperature.is_finite()
                     && self.final_temperature >= 0.0,
-                "selfplay.temperature and selfplay.final_temperature must be finite and >= 0",
+                "selfplay.temperature",
+                "and selfplay.final_temperature must be finite and >= 0",
             ),
-            (self.ply_cap >= 1, "selfplay.ply_cap must be >= 1"),
+            (self.ply_cap >= 1, "selfplay.ply_cap", "must be >= 1"),
             (
                 self.adjudicate_material.is_finite() && self.adjudicate_material >= 0.0,
-                "selfplay.adjudicate_material must be finite and >= 0",
+                "selfplay.adjudicate_material",
+                "must be finite and >= 0",
             ),
             (
                 (0.0..=1.0).contains(&self.rollout_mix),
-                "selfplay.rollout_mix must be in [0, 1]",
+                "selfplay.rollout_mix",
+                "must be in [0, 1]",
             ),
             (
                 (0.0..=1.0).contains(&self.branch_fraction),
-                "selfplay.branch_fraction must be in [0, 1]",
+                "selfplay.branch_fraction",
+                "must be in [0, 1]",
             ),
             (
                 self.branch_book.is_none() || self.branch_fraction > 0.0,
-                "selfplay.branch_book is set but selfplay.branch_fraction is 0: no game would start from it",
+                "selfplay.branch_book",
+                "is set but selfplay.branch_fraction is 0: no game would start from it",
             ),
             (
                 self.games_per_chunk >= 1,
-                "selfplay.games_per_chunk must be >= 1",
+                "selfplay.games_per_chunk",
+                "must be >= 1",
             ),
         ]
     }
 
     /// Playout cap randomisation.
-    fn cap_checks(&self) -> [(bool, &'static str); 2] {
+    fn cap_checks(&self) -> [(bool, &'static str, &'static str); 2] {
         [
             (
                 (0.0..=1.0).contains(&self.full_search_prob),
-                "selfplay.full_search_prob must be in [0, 1]",
+                "selfplay.full_search_prob",
+                "must be in [0, 1]",
             ),
             (
                 self.full_search_prob >= 1.0
                     || (self.fast_simulations >= 1 && self.fast_simulations <= self.simulations),
-                "selfplay.fast_simulations must be in 1..=simulations when full_search_prob < 1",
+                "selfplay.fast_simulations",
+                "must be in 1..=simulations when full_search_prob < 1",
             ),
         ]
     }
 
     /// Resignation.
-    fn resign_checks(&self) -> [(bool, &'static str); 6] {
+    fn resign_checks(&self) -> [(bool, &'static str, &'static str); 6] {
         [
             (
                 (-1.0..=1.0).contains(&self.resign_threshold),
-                "selfplay.resign_threshold must be in [-1, 1]",
+                "selfplay.resign_threshold",
+                "must be in [-1, 1]",
             ),
             (
                 (-1.0..=1.0).contains(&self.resign_threshold_max),
-                "selfplay.resign_threshold_max must be in [-1, 1]",
+                "selfplay.resign_threshold_max",
+                "must be in [-1, 1]",
             ),
             (
                 self.resign_threshold <= self.resign_threshold_max,
-                "selfplay.resign_threshold must be <= selfplay.resign_threshold_max",
+                "selfplay.resign_threshold",
+                "must be <= selfplay.resign_threshold_max",
             ),
             (
                 self.resign_consecutive >= 1,
-                "selfplay.resign_consecutive must be >= 1",
+                "selfplay.resign_consecutive",
+                "must be >= 1",
             ),
             (
                 (0.0..=1.0).contains(&self.resign_playout_fraction),
-                "selfplay.resign_playout_fraction must be in [0, 1]",
+                "selfplay.resign_playout_fraction",
+                "must be in [0, 1]",
             ),
             (
                 (0.0..=1.0).contains(&self.resign_fp_target),
-                "selfplay.resign_fp_target must be in [0, 1]",
+                "selfplay.resign_fp_target",
+                "must be in [0, 1]",
             ),
         ]
+    }
+}
+
+/// [`SelfPlayConfig::ply_cap_winner`]: the recorded result of a ply-capped
+/// game that material did not decide.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase", try_from = "String")]
+pub enum PlyCapWinner {
+    /// A draw, as the rules say (the default).
+    #[default]
+    Draw,
+    /// A win for the player who moves first.
+    First,
+    /// A win for the player who moves second.
+    Second,
+}
+
+impl TryFrom<String> for PlyCapWinner {
+    type Error = InvalidSetting;
+
+    /// `"draw"`, `"first"` or `"second"`; anything else names the choices
+    /// (so does a value that is not a string, through serde).
+    fn try_from(text: String) -> Result<Self, InvalidSetting> {
+        match text.as_str() {
+            "draw" => Ok(PlyCapWinner::Draw),
+            "first" => Ok(PlyCapWinner::First),
+            "second" => Ok(PlyCapWinner::Second),
+            _ => Err(InvalidSetting::new(
+                "ply_cap_winner",
+                format!("must be \"draw\", \"first\" or \"second\", not {text:?}"),
+            )),
+        }
+    }
+}
+
+impl PlyCapWinner {
+    /// The winner this setting records (`None` = a draw).
+    pub fn player(self) -> Option<Player> {
+        match self {
+            PlyCapWinner::Draw => None,
+            PlyCapWinner::First => Some(Player::First),
+            PlyCapWinner::Second => Some(Player::Second),
+        }
     }
 }

@@ -12,6 +12,7 @@ mod adjudicate;
 mod advance;
 mod config;
 mod driver;
+mod games;
 mod parallel;
 pub mod record;
 pub mod replay;
@@ -23,10 +24,11 @@ pub mod timed;
 #[cfg(test)]
 mod tests;
 
-pub use adjudicate::{adjudicate, PlyCapWinner};
-pub use config::SelfPlayConfig;
-pub use driver::{play_games, Games};
+pub use adjudicate::adjudicate;
+pub use config::{PlyCapWinner, SelfPlayConfig};
+pub use driver::play_games;
+pub use games::Games;
 pub use parallel::play_games_parallel;
-pub use record::{GameRecord, SearchTarget};
+pub use record::{GameRecord, RecordError, SearchTarget};
 pub use replay::{load_window, read_chunk, write_chunk, Chunk, ReplayError};
 pub use stats::SelfPlayStats;

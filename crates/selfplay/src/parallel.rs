@@ -7,7 +7,8 @@ use rules::Game;
 use search::{Evaluator, TreeWork};
 
 use crate::config::SelfPlayConfig;
-use crate::driver::{play_games_on, Games};
+use crate::driver::play_games_on;
+use crate::games::Games;
 use crate::record::GameRecord;
 use crate::stats::SelfPlayStats;
 

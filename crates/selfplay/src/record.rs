@@ -64,31 +64,32 @@ impl GameRecord {
     /// every ply before its action is played.
     ///
     /// # Errors
-    /// A message if the start text does not parse or an action index is out
-    /// of range (a record from other rules).
+    /// [`RecordError`] if the start text does not parse, an action index is
+    /// out of range or a policy target has the wrong length (a record from
+    /// other rules).
     pub fn replay<G: Game>(
         &self,
         mut visit: impl FnMut(&G, &[G::Action], Option<&SearchTarget>),
-    ) -> Result<G, String> {
-        let mut game =
-            G::from_text(&self.start).map_err(|e| format!("bad start position in record: {e}"))?;
+    ) -> Result<G, RecordError> {
+        let mut game = G::from_text(&self.start)?;
         let mut legal = Vec::new();
         for (ply, &index) in self.actions.iter().enumerate() {
             game.legal_actions(&mut legal);
-            let action = *legal.get(index as usize).ok_or_else(|| {
-                format!(
-                    "record action {index} at ply {ply} out of range ({} legal)",
-                    legal.len()
-                )
-            })?;
+            let action = *legal
+                .get(index as usize)
+                .ok_or(RecordError::ActionOutOfRange {
+                    index,
+                    ply,
+                    legal: legal.len(),
+                })?;
             let target = self.targets.get(ply).and_then(|t| t.as_ref());
             if let Some(t) = target {
                 if t.policy.len() != legal.len() {
-                    return Err(format!(
-                        "policy target at ply {ply} has {} entries, {} legal actions",
-                        t.policy.len(),
-                        legal.len()
-                    ));
+                    return Err(RecordError::PolicyLength {
+                        ply,
+                        entries: t.policy.len(),
+                        legal: legal.len(),
+                    });
                 }
             }
             visit(&game, &legal, target);
@@ -104,4 +105,32 @@ pub fn stored_result(outcome: Option<Outcome>) -> (Option<Player>, bool) {
         Some(o) => (o.winner, false),
         None => (None, true),
     }
+}
+
+/// Why a [`GameRecord`] does not replay under the current rules.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    /// The start position's text does not parse.
+    #[error("bad start position in record: {0}")]
+    Start(#[from] rules::PositionError),
+    /// An action index past the legal actions of its ply.
+    #[error("record action {index} at ply {ply} out of range ({legal} legal)")]
+    ActionOutOfRange {
+        /// The recorded index into the legal actions.
+        index: u16,
+        /// The ply (0-based).
+        ply: usize,
+        /// How many actions are legal there.
+        legal: usize,
+    },
+    /// A policy target whose length is not the number of legal actions.
+    #[error("policy target at ply {ply} has {entries} entries, {legal} legal actions")]
+    PolicyLength {
+        /// The ply (0-based).
+        ply: usize,
+        /// Entries in the target.
+        entries: usize,
+        /// Legal actions at that ply.
+        legal: usize,
+    },
 }

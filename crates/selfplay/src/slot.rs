@@ -9,7 +9,7 @@ use rules::Game;
 use search::{BatchedSearch, Mcts};
 
 use crate::config::SelfPlayConfig;
-use crate::driver::Games;
+use crate::games::Games;
 use crate::record::GameRecord;
 use crate::resign::ResignTracker;
 

@@ -240,13 +240,23 @@ fn material_adjudication_scores_ply_capped_games_only() {
         adjudicate_material: f32::NAN,
         ..off
     };
-    assert!(bad.validate().unwrap_err().contains("adjudicate_material"));
+    assert!(bad
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("adjudicate_material"));
     for mix in [-0.1, 1.5, f32::NAN] {
         let bad = SelfPlayConfig {
             rollout_mix: mix,
             ..SelfPlayConfig::default()
         };
-        assert!(bad.validate().unwrap_err().contains("rollout_mix"), "{mix}");
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .to_string()
+                .contains("rollout_mix"),
+            "{mix}"
+        );
     }
 }
 
@@ -315,7 +325,11 @@ fn config_checks_the_playout_cap_keys() {
         full_search_prob: 1.5,
         ..SelfPlayConfig::default()
     };
-    assert!(bad_p.validate().unwrap_err().contains("full_search_prob"));
+    assert!(bad_p
+        .validate()
+        .unwrap_err()
+        .to_string()
+        .contains("full_search_prob"));
     let bad_fast = SelfPlayConfig {
         full_search_prob: 0.5,
         fast_simulations: 100,
@@ -325,6 +339,7 @@ fn config_checks_the_playout_cap_keys() {
     assert!(bad_fast
         .validate()
         .unwrap_err()
+        .to_string()
         .contains("fast_simulations"));
     // `full_simulations` is another name for `simulations`.
     let parsed: SelfPlayConfig =
@@ -340,7 +355,7 @@ fn fast_simulations_are_checked_against_the_second_players_budget() {
                 full_search_prob = 0.5\nfast_simulations = 40\n";
     let bad: SelfPlayConfig = toml::from_str(text).unwrap();
     assert_eq!(
-        bad.validate(),
+        bad.validate().map_err(|e| e.to_string()),
         Err(
             "selfplay.fast_simulations must be in 1..=selfplay.second_player_simulations (4) \
              when full_search_prob < 1, got 40"
@@ -439,7 +454,10 @@ fn branch_fraction_out_of_range_is_named() {
     };
     assert_eq!(
         cfg.validate(),
-        Err("selfplay.branch_fraction must be in [0, 1]".into())
+        Err(search::InvalidSetting::new(
+            "selfplay.branch_fraction",
+            "must be in [0, 1]"
+        ))
     );
     // A book no game would start from is a mistake worth naming.
     let idle_book = SelfPlayConfig {
@@ -447,7 +465,7 @@ fn branch_fraction_out_of_range_is_named() {
         branch_fraction: 0.0,
         ..config(1.0)
     };
-    let err = idle_book.validate().unwrap_err();
+    let err = idle_book.validate().unwrap_err().to_string();
     assert!(
         err.contains("branch_book is set but selfplay.branch_fraction is 0"),
         "{err}"

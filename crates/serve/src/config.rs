@@ -4,6 +4,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
+use search::InvalidSetting;
+
 /// Settings of a [`crate::Service`]. [`ServeConfig::new`] gives the
 /// defaults the `lokizero serve` command uses.
 #[derive(Clone, Debug)]
@@ -88,31 +90,33 @@ impl ServeConfig {
     /// [`crate::Service::new`] calls this.
     ///
     /// # Errors
-    /// [`ConfigError`] naming the first setting out of range.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    /// [`InvalidSetting`] naming the first setting out of range.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         let timeouts = [
             ("header_read_timeout", self.header_read_timeout),
             ("body_read_timeout", self.body_read_timeout),
         ];
         for (setting, value) in timeouts {
             if !(Self::MIN_READ_TIMEOUT..=Self::MAX_READ_TIMEOUT).contains(&value) {
-                return Err(ConfigError {
+                return Err(InvalidSetting::new(
                     setting,
-                    value: format!("{value:?}"),
-                    range: format!(
-                        "{:?}..={:?}",
+                    format!(
+                        "must be in {:?}..={:?}, got {value:?}",
                         Self::MIN_READ_TIMEOUT,
                         Self::MAX_READ_TIMEOUT
                     ),
-                });
+                ));
             }
         }
         if !(1..=Self::MAX_MOVETIME_MS).contains(&self.max_movetime_ms) {
-            return Err(ConfigError {
-                setting: "max_movetime_ms",
-                value: self.max_movetime_ms.to_string(),
-                range: format!("1..={}", Self::MAX_MOVETIME_MS),
-            });
+            return Err(InvalidSetting::new(
+                "max_movetime_ms",
+                format!(
+                    "must be in 1..={}, got {}",
+                    Self::MAX_MOVETIME_MS,
+                    self.max_movetime_ms
+                ),
+            ));
         }
         let counts = [
             ("max_searches", self.max_searches),
@@ -121,27 +125,11 @@ impl ServeConfig {
         ];
         for (setting, value) in counts {
             if value == 0 {
-                return Err(ConfigError {
-                    setting,
-                    value: "0".into(),
-                    range: "at least 1".into(),
-                });
+                return Err(InvalidSetting::new(setting, "must be at least 1, got 0"));
             }
         }
         Ok(())
     }
-}
-
-/// A [`ServeConfig`] setting out of its range ([`ServeConfig::validate`]).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("{setting} {value} is out of range ({range})")]
-pub struct ConfigError {
-    /// The field of [`ServeConfig`].
-    pub setting: &'static str,
-    /// Its value, as written in the message.
-    pub value: String,
-    /// The range it must be in, as written in the message.
-    pub range: String,
 }
 
 #[cfg(test)]
@@ -155,11 +143,11 @@ mod tests {
         let mut huge = good.clone();
         huge.header_read_timeout = Duration::from_secs(u64::MAX / 2);
         let err = huge.validate().unwrap_err();
-        assert_eq!(err.setting, "header_read_timeout");
-        assert!(err.to_string().contains("out of range"), "{err}");
+        assert_eq!(err.field, "header_read_timeout");
+        assert!(err.to_string().contains("must be in"), "{err}");
         let mut zero = good.clone();
         zero.body_read_timeout = Duration::ZERO;
-        assert_eq!(zero.validate().unwrap_err().setting, "body_read_timeout");
+        assert_eq!(zero.validate().unwrap_err().field, "body_read_timeout");
         let mut edge = good.clone();
         edge.header_read_timeout = ServeConfig::MAX_READ_TIMEOUT;
         edge.body_read_timeout = ServeConfig::MIN_READ_TIMEOUT;
@@ -167,9 +155,9 @@ mod tests {
         assert_eq!(edge.validate(), Ok(()));
         let mut movetime = good.clone();
         movetime.max_movetime_ms = u64::MAX;
-        assert_eq!(movetime.validate().unwrap_err().setting, "max_movetime_ms");
+        assert_eq!(movetime.validate().unwrap_err().field, "max_movetime_ms");
         let mut searches = good;
         searches.max_searches = 0;
-        assert_eq!(searches.validate().unwrap_err().setting, "max_searches");
+        assert_eq!(searches.validate().unwrap_err().field, "max_searches");
     }
 }

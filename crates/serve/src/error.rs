@@ -237,7 +237,7 @@ pub enum StartError {
     Device(String),
     /// A setting of the [`crate::ServeConfig`] is out of range.
     #[error("{0}")]
-    Config(#[from] crate::config::ConfigError),
+    Config(#[from] search::InvalidSetting),
     /// The models folder does not exist.
     #[error("models folder {0} does not exist (pass --models DIR, the folder holding <variant>/model.json)")]
     NoModels(std::path::PathBuf),

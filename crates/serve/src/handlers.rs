@@ -34,7 +34,9 @@ pub struct GameState {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct NewGame {
-    /// Variant id.
+    /// Variant id, as sent: parsed into a `VariantId` by the handler, so an
+    /// unknown id is a 400 naming the choices (a typed field would make it
+    /// the JSON extractor's 422).
     pub variant: String,
     /// Start position text (default: the variant's start).
     pub position: Option<String>,

@@ -62,7 +62,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-pub use config::{ConfigError, ServeConfig};
+pub use config::ServeConfig;
 pub use error::{ApiError, StartError};
 
 use catalog::Catalog;

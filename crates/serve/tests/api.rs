@@ -721,7 +721,7 @@ fn a_read_timeout_out_of_range_is_refused_before_serving() {
     config.header_read_timeout = Duration::from_secs(9_223_372_036_854_775_807);
     let err = Service::new(config).err().expect("refused");
     assert!(
-        matches!(&err, serve::StartError::Config(e) if e.setting == "header_read_timeout"),
+        matches!(&err, serve::StartError::Config(e) if e.field == "header_read_timeout"),
         "{err}"
     );
     let mut config = ServeConfig::new(models());

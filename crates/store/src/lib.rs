@@ -153,9 +153,9 @@ impl Store {
     /// # Errors
     /// As [`Store::open`].
     pub fn at(location: Location) -> Result<Store> {
-        let patience = retry::patience_from_env().map_err(|reason| StoreError::Settings {
+        let patience = retry::patience_from_env().map_err(|e| StoreError::Settings {
             store: location.to_string(),
-            reason,
+            reason: e.to_string(),
         })?;
         let open_err = |source| StoreError::Open {
             store: location.to_string(),

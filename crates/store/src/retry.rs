@@ -17,7 +17,7 @@ const MAX_BACKOFF: Duration = Duration::from_secs(8);
 /// # Errors
 /// A value that is not a finite number of seconds >= 0 (`5s`, `-1`): named,
 /// rather than silently replaced by the default.
-pub(crate) fn patience_from_env() -> Result<Duration, String> {
+pub(crate) fn patience_from_env() -> Result<Duration, BadPatience> {
     let Ok(text) = std::env::var(PATIENCE_ENV) else {
         return Ok(DEFAULT_PATIENCE);
     };
@@ -26,7 +26,15 @@ pub(crate) fn patience_from_env() -> Result<Duration, String> {
         .ok()
         .filter(|s| s.is_finite() && *s >= 0.0)
         .map(Duration::from_secs_f64)
-        .ok_or_else(|| format!("{PATIENCE_ENV}={text:?} is not a number of seconds >= 0"))
+        .ok_or(BadPatience { text })
+}
+
+/// A [`PATIENCE_ENV`] value that is not a finite number of seconds >= 0.
+#[derive(Debug, thiserror::Error)]
+#[error("{PATIENCE_ENV}={text:?} is not a number of seconds >= 0")]
+pub struct BadPatience {
+    /// The value as set.
+    pub text: String,
 }
 
 /// The S3 client's per-request retries: a few quick ones (the outer loop
@@ -184,8 +192,8 @@ mod tests {
         assert_eq!(r.unwrap(), 7);
     }
 
-    /// The text of a refused connection during a gateway restart (CI,
-    /// session 14): its timing holds the digits 403, and it is transient.
+    /// The text of a refused connection during a gateway restart (seen in
+    /// CI): its timing holds the digits 403, and it is transient.
     #[test]
     fn a_refused_connection_whose_timing_holds_403_is_transient() {
         let text = "Error performing list request: Error performing GET \

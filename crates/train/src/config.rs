@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use arena::evaluate::EvalConfig;
 use rules::VariantId;
-use search::SearchConfig;
+use search::{InvalidSetting, SearchConfig};
 use selfplay::SelfPlayConfig;
 use serde::{Deserialize, Serialize};
 
@@ -90,7 +90,7 @@ pub struct TrainingConfig {
     /// of illegal actions are masked out, as the search's priors are), so
     /// no gradient is spent pushing illegal actions down; `false` = the
     /// softmax over all `P x H x W` logits (AlphaZero's loss as written).
-    /// Default true (issue #21: on tafl and loki most of the `P x H x W`
+    /// Default true (on tafl and loki most of the `P x H x W`
     /// actions are illegal in every position).
     pub policy_over_legal: bool,
     /// Weight `a` in `[0, 1]` of the search's root WDL in the value target:
@@ -267,12 +267,12 @@ pub enum ConfigError {
         reason: String,
     },
     /// A value out of range.
-    #[error("invalid config {path}: {reason}")]
+    #[error("invalid config {path}: {source}")]
     Range {
         /// The config file.
         path: String,
         /// The key and the range its value must be in.
-        reason: String,
+        source: InvalidSetting,
     },
 }
 
@@ -283,9 +283,9 @@ impl RunConfig {
             path: path.into(),
             reason: e.to_string(),
         })?;
-        config.validate().map_err(|reason| ConfigError::Range {
+        config.validate().map_err(|source| ConfigError::Range {
             path: path.into(),
-            reason,
+            source,
         })?;
         Ok(config)
     }
@@ -300,72 +300,97 @@ impl RunConfig {
         Self::from_toml(&text, &p)
     }
 
-    /// Check every range; the message names the key.
-    pub fn validate(&self) -> Result<(), String> {
+    /// Check every range, the run's own keys and then every section's.
+    ///
+    /// # Errors
+    /// The [`InvalidSetting`] of the first failing check, naming the key
+    /// with its section.
+    pub fn validate(&self) -> Result<(), InvalidSetting> {
         if self.threads > MAX_THREADS {
-            return Err(format!(
-                "threads must be in 0..={MAX_THREADS} (0 = all cores), got {}",
-                self.threads
+            return Err(InvalidSetting::new(
+                "threads",
+                format!(
+                    "must be in 0..={MAX_THREADS} (0 = all cores), got {}",
+                    self.threads
+                ),
             ));
         }
         let n = &self.network;
         let t = &self.training;
-        let checks: [(bool, &str); 12] = [
+        let checks: [(bool, &str, &str); 12] = [
             (
                 self.generations >= 1 && self.generations <= 100_000,
-                "generations must be in 1..=100000",
+                "generations",
+                "must be in 1..=100000",
             ),
             (
                 n.blocks <= model::net::MAX_BLOCKS,
-                "network.blocks must be <= 64",
+                "network.blocks",
+                "must be <= 64",
             ),
             (
                 n.filters >= 1 && n.filters <= model::net::MAX_FILTERS,
-                "network.filters must be in 1..=1024",
+                "network.filters",
+                "must be in 1..=1024",
             ),
             (
                 n.value_hidden >= 1 && n.value_hidden <= 4096,
-                "network.value_hidden must be in 1..=4096",
+                "network.value_hidden",
+                "must be in 1..=4096",
             ),
             (
                 t.batch_size >= 1 && t.batch_size <= 65_536,
-                "training.batch_size must be in 1..=65536",
+                "training.batch_size",
+                "must be in 1..=65536",
             ),
             (
                 t.sample_reuse.is_finite() && t.sample_reuse > 0.0,
-                "training.sample_reuse must be finite and > 0",
+                "training.sample_reuse",
+                "must be finite and > 0",
             ),
             (
                 !t.lr_schedule.is_empty()
                     && t.lr_schedule
                         .iter()
                         .all(|(_, lr)| lr.is_finite() && *lr > 0.0 && *lr < 10.0),
-                "training.lr_schedule needs at least one [generation, lr] with 0 < lr < 10",
+                "training.lr_schedule",
+                "needs at least one [generation, lr] with 0 < lr < 10",
             ),
             (
                 t.weight_decay.is_finite() && t.weight_decay >= 0.0,
-                "training.weight_decay must be finite and >= 0",
+                "training.weight_decay",
+                "must be finite and >= 0",
             ),
-            (t.replay_window >= 1, "training.replay_window must be >= 1"),
+            (
+                t.replay_window >= 1,
+                "training.replay_window",
+                "must be >= 1",
+            ),
             (
                 t.max_sample_reuse.is_finite() && t.max_sample_reuse >= 0.0,
-                "training.max_sample_reuse must be finite and >= 0 (0 = no guard)",
+                "training.max_sample_reuse",
+                "must be finite and >= 0 (0 = no guard)",
             ),
             (
                 t.moves_left_loss_weight.is_finite() && t.moves_left_loss_weight >= 0.0,
-                "training.moves_left_loss_weight must be finite and >= 0",
+                "training.moves_left_loss_weight",
+                "must be finite and >= 0",
             ),
             (
                 (0.0..=1.0).contains(&t.value_target_search_weight),
-                "training.value_target_search_weight must be in [0, 1]",
+                "training.value_target_search_weight",
+                "must be in [0, 1]",
             ),
         ];
-        if let Some((_, msg)) = checks.iter().find(|(ok, _)| !ok) {
-            return Err(msg.to_string());
+        for &(ok, field, reason) in &checks {
+            InvalidSetting::check(ok, field, reason)?;
         }
-        self.search.validate().map_err(|e| e.to_string())?;
+        self.search.validate().map_err(|e| e.in_section("search"))?;
         if self.search.leaves_per_batch != SearchConfig::default().leaves_per_batch {
-            return Err(LEAVES_PER_BATCH_IGNORED.to_string());
+            return Err(InvalidSetting::new(
+                "search.leaves_per_batch",
+                LEAVES_PER_BATCH_IGNORED,
+            ));
         }
         self.eval.validate()?;
         self.selfplay.validate()
@@ -378,7 +403,7 @@ impl RunConfig {
 pub const MAX_THREADS: usize = 1024;
 
 /// The message for a `[search] leaves_per_batch` that a run would ignore.
-const LEAVES_PER_BATCH_IGNORED: &str = "search.leaves_per_batch has no effect in a run config: \
+const LEAVES_PER_BATCH_IGNORED: &str = "has no effect in a run config: \
      self-play collects selfplay.leaves_per_tree leaves per tree per batch step \
      and never reads search.leaves_per_batch; set selfplay.leaves_per_tree instead";
 

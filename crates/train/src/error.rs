@@ -71,8 +71,13 @@ pub enum TrainError {
         source: rules::book::BookError,
     },
     /// A replayed record does not fit the current rules.
-    #[error("{0}")]
-    Records(String),
+    #[error("game {game} of the replay buffer: {source}")]
+    Records {
+        /// The game's index in the replay window.
+        game: usize,
+        /// Why it does not replay.
+        source: selfplay::RecordError,
+    },
     /// The replay window holds no training position.
     #[error("generation {generation}: the replay buffer holds no training positions{hint}")]
     EmptyReplay {
@@ -81,9 +86,12 @@ pub enum TrainError {
         /// Why, where it can be told.
         hint: String,
     },
-    /// The metrics log does not parse.
+    /// The metrics log cannot be read or does not parse.
     #[error("metrics log: {0}")]
-    Metrics(String),
+    Metrics(#[from] crate::metrics::MetricsError),
+    /// The learning curve could not be drawn.
+    #[error("learning curve: {0}")]
+    Chart(#[from] arena::chart::ChartError),
     /// Training produced no network (the optimiser lost it).
     #[error("training lost the network")]
     LostNetwork,

@@ -7,6 +7,7 @@ pub mod cputime;
 pub mod error;
 pub mod fast;
 pub mod lock;
+pub mod losses;
 pub mod metrics;
 pub mod run;
 pub mod samples;

@@ -163,10 +163,13 @@ pub fn push_metrics_line(text: &mut String, record: &GenerationMetrics) {
 /// Read every record of the log.
 ///
 /// # Errors
-/// A message naming the file and line of the first record that does not
-/// parse.
-pub fn read_metrics(path: &Path) -> Result<Vec<GenerationMetrics>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+/// [`MetricsError`] naming the file, and the line of the first record that
+/// does not parse.
+pub fn read_metrics(path: &Path) -> Result<Vec<GenerationMetrics>, MetricsError> {
+    let text = std::fs::read_to_string(path).map_err(|source| MetricsError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
     parse_metrics(&text, &path.display().to_string())
 }
 
@@ -174,14 +177,43 @@ pub fn read_metrics(path: &Path) -> Result<Vec<GenerationMetrics>, String> {
 /// errors).
 ///
 /// # Errors
-/// A message naming `label` and the line of the first record that does not
-/// parse.
-pub fn parse_metrics(text: &str, label: &str) -> Result<Vec<GenerationMetrics>, String> {
+/// [`MetricsError::Parse`] naming `label` and the line of the first record
+/// that does not parse.
+pub fn parse_metrics(text: &str, label: &str) -> Result<Vec<GenerationMetrics>, MetricsError> {
     text.lines()
         .enumerate()
         .filter(|(_, l)| !l.trim().is_empty())
-        .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("{label} line {}: {e}", i + 1)))
+        .map(|(i, l)| {
+            serde_json::from_str(l).map_err(|source| MetricsError::Parse {
+                label: label.to_string(),
+                line: i + 1,
+                source,
+            })
+        })
         .collect()
+}
+
+/// Why a metrics log could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum MetricsError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The log file.
+        path: std::path::PathBuf,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// A line is not a metrics record.
+    #[error("{label} line {line}: {source}")]
+    Parse {
+        /// The log's file or store key.
+        label: String,
+        /// The line (1-based).
+        line: usize,
+        /// The JSON parser's error.
+        source: serde_json::Error,
+    },
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@ use rand::Rng;
 use selfplay::{GameRecord, SearchTarget};
 
 use crate::config::{PlyCappedValue, TrainingConfig};
+use crate::error::TrainError;
 
 /// One training position.
 #[derive(Clone, Debug)]
@@ -71,12 +72,12 @@ impl ValueTargets {
 /// Expand records into samples (only plies with a recorded target).
 ///
 /// # Errors
-/// A message naming the first record that does not replay under the
-/// current rules.
+/// [`TrainError::Records`] naming the first record that does not replay
+/// under the current rules.
 pub fn samples_from_records<G: Encode>(
     records: &[GameRecord],
     values: ValueTargets,
-) -> Result<Vec<Sample>, String> {
+) -> Result<Vec<Sample>, TrainError> {
     let mut out = Vec::new();
     for (i, record) in records.iter().enumerate() {
         let mut ply = 0u32;
@@ -105,7 +106,7 @@ pub fn samples_from_records<G: Encode>(
                     legal,
                 });
             })
-            .map_err(|e| format!("game {i} of the replay buffer: {e}"))?;
+            .map_err(|source| TrainError::Records { game: i, source })?;
     }
     Ok(out)
 }

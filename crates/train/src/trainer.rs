@@ -12,57 +12,11 @@ use burn::tensor::{Device, Gradients, Tensor, TensorData};
 use encoding::Encode;
 use model::weights::{NetWeights, TensorReader, Values};
 use model::Net;
-use serde::{Deserialize, Serialize};
 
 use crate::config::{Optimizer, TrainBackend, TrainingConfig};
 use crate::fast::FastTrainer;
+use crate::losses::{LossWeights, StepLoss};
 use crate::samples::Batch;
-
-/// Mean losses over a training call.
-#[derive(Clone, Copy, Debug, Default, Serialize, Deserialize)]
-pub struct LossStats {
-    /// Optimiser steps taken.
-    pub steps: usize,
-    /// Mean policy cross-entropy (nats).
-    pub policy_loss: f64,
-    /// Mean WDL cross-entropy (nats).
-    pub value_loss: f64,
-    /// Mean entropy (nats) of the network's policy renormalised over each
-    /// batch position's legal actions, before each step: comparable with
-    /// the entropy of the search targets; a collapse toward 0 signals
-    /// overfitting.
-    #[serde(default)]
-    pub policy_entropy: f64,
-    /// Mean moves-left loss (Huber, in units of `model::MOVES_LEFT_SCALE`
-    /// plies); 0 without the head.
-    #[serde(default)]
-    pub moves_left_loss: f64,
-}
-
-/// The losses of one optimiser step (nats, batch means before the step).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct StepLoss {
-    /// Policy cross-entropy.
-    pub policy: f64,
-    /// WDL cross-entropy.
-    pub value: f64,
-    /// Entropy of the network's policy.
-    pub policy_entropy: f64,
-    /// Moves-left Huber loss (0 without the head).
-    pub moves_left: f64,
-}
-
-impl LossStats {
-    /// Fold one step into the running means.
-    pub fn add(&mut self, step: StepLoss) {
-        self.steps += 1;
-        let n = self.steps as f64;
-        self.policy_loss += (step.policy - self.policy_loss) / n;
-        self.value_loss += (step.value - self.value_loss) / n;
-        self.policy_entropy += (step.policy_entropy - self.policy_entropy) / n;
-        self.moves_left_loss += (step.moves_left - self.moves_left_loss) / n;
-    }
-}
 
 /// A network in training and its optimiser: on the hand-written fast path
 /// ([`crate::fast`]) or on burn's autodiff ([`TrainingConfig::backend`]).
@@ -264,15 +218,6 @@ impl TensorReader for GradReader<'_> {
     fn read<const D: usize>(&mut self, t: &Tensor<D>) -> Vec<f32> {
         t.grad(self.0).map(|g| Values.read(&g)).unwrap_or_default()
     }
-}
-
-/// Weights of the loss terms against the policy loss.
-#[derive(Clone, Copy, Debug)]
-pub struct LossWeights {
-    /// Of the WDL loss.
-    pub value: f32,
-    /// Of the moves-left loss (used only when the network has the head).
-    pub moves_left: f32,
 }
 
 /// Mean Huber loss (delta 1) of the errors `e`: `0.5 e^2` for `|e| <= 1`,

@@ -83,7 +83,7 @@ fn out_of_range_values_are_named() {
         (
             "",
             "[search]\npolicy_temperature = inf",
-            "search config: policy_temperature = inf is out of range (expected finite and > 0)",
+            "search.policy_temperature must be finite and > 0, got inf",
         ),
         (
             "",
@@ -103,7 +103,7 @@ fn out_of_range_values_are_named() {
         (
             "",
             "[search]\nc_puct = -1.0",
-            "search config: c_puct = -1 is out of range (expected finite and > 0)",
+            "search.c_puct must be finite and > 0, got -1",
         ),
     ];
     for (top, table, message) in cases {
@@ -113,9 +113,9 @@ fn out_of_range_values_are_named() {
             format!("variant = \"shakti\"\n{top}\n{table}\n")
         };
         match RunConfig::from_toml(&text, "cfg.toml") {
-            Err(ConfigError::Range { path, reason }) => {
+            Err(ConfigError::Range { path, source }) => {
                 assert_eq!(path, "cfg.toml");
-                assert_eq!(reason, message);
+                assert_eq!(source.to_string(), message);
             }
             other => panic!("{text}: {other:?}"),
         }

@@ -18,8 +18,9 @@ use rand::{Rng, SeedableRng};
 use rules::VariantId;
 use train::config::{Optimizer, TrainingConfig};
 use train::fast::FastTrainer;
+use train::losses::LossWeights;
 use train::samples::{sample_batch, Sample};
-use train::trainer::{BurnTrainer, LossWeights};
+use train::trainer::BurnTrainer;
 
 /// Positions from short random games, with random policy targets over
 /// their legal actions, mixed WDL targets and some zero value weights.

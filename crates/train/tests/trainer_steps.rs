@@ -8,8 +8,9 @@ use model::{Net, NetShape};
 use rand::rngs::SmallRng;
 use rand::SeedableRng;
 use rules::{Game, Shakti};
+use train::losses::LossWeights;
 use train::samples::{sample_batch, Sample};
-use train::trainer::{LossWeights, Trainer};
+use train::trainer::Trainer;
 
 fn samples() -> Vec<Sample> {
     // Positions along one line of play; plies left 30 down to 23.

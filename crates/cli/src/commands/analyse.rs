@@ -25,7 +25,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use bot::protocol::{self, AnalyseRequest};
 use bot::Bot;
 use clap::Args;
@@ -44,6 +44,11 @@ pub struct AnalyseArgs {
     /// CPU threads of the network (0 = all cores).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Precision of the networks: fp32 (the default) or int8 (the trunk's
+    /// 3x3 convolutions on 8-bit integers, model::quant; used only on the
+    /// CPU with AVX2 or VNNI, fp32 elsewhere).
+    #[arg(long, default_value = "fp32")]
+    precision: model::Precision,
     /// The budget of requests that name none.
     #[command(flatten)]
     budget: super::search_args::BudgetArgs,
@@ -59,6 +64,7 @@ struct Analyser {
     default_bundle: Option<PathBuf>,
     default_budget: search::Budget,
     device: burn::tensor::Device,
+    precision: model::Precision,
     bots: HashMap<(VariantId, PathBuf), Bot>,
 }
 
@@ -76,39 +82,36 @@ impl Analyser {
         };
         match self.analyse(&request) {
             Ok(v) => v,
-            Err(e) => json!({"id": id, "error": e}),
+            Err(e) => json!({"id": id, "error": crate::error_text(&e)}),
         }
     }
 
-    fn analyse(&mut self, r: &AnalyseRequest) -> Result<Value, String> {
-        let budget = r
-            .budget(&self.default_budget, MAX_NODES)
-            .map_err(|e| e.to_string())?;
+    fn analyse(&mut self, r: &AnalyseRequest) -> Result<Value> {
+        let budget = r.budget(&self.default_budget, MAX_NODES)?;
         let given: Option<PathBuf> = r.bundle.clone().or_else(|| self.default_bundle.clone());
         let given = given.as_deref();
-        let variant: VariantId = match (r.variant_id().map_err(|e| e.to_string())?, given) {
+        let variant: VariantId = match (r.variant_id()?, given) {
             (Some(v), _) => v,
             (None, Some(path)) => {
-                let path = bot::paths::resolve_bundle(VariantId::Losers, Some(path))
-                    .map_err(|e| e.to_string())?;
-                model::bundle::peek_variant(&path).map_err(|e| e.to_string())?
+                let path = bot::paths::resolve_bundle(VariantId::Losers, Some(path))?;
+                model::bundle::peek_variant(&path)?
             }
-            (None, None) => return Err("request needs \"variant\" or \"bundle\"".into()),
+            (None, None) => anyhow::bail!("request needs \"variant\" or \"bundle\""),
         };
         let bot = self.bot(variant, given)?;
         let position = r.position.as_deref();
-        bot.set_position(position, &r.moves)
-            .map_err(|e| e.to_string())?;
-        let analysis = bot.analyse(&budget, r.top()).map_err(|e| e.to_string())?;
+        bot.set_position(position, &r.moves)?;
+        let analysis = bot.analyse(&budget, r.top())?;
         Ok(protocol::answer(&r.id, bot, &analysis))
     }
 
     /// The loaded bot for `variant` from `given` (or the shipped bundle).
-    fn bot(&mut self, variant: VariantId, given: Option<&Path>) -> Result<&mut Bot, String> {
-        let path = bot::paths::resolve_bundle(variant, given).map_err(|e| e.to_string())?;
+    fn bot(&mut self, variant: VariantId, given: Option<&Path>) -> Result<&mut Bot> {
+        let path = bot::paths::resolve_bundle(variant, given)?;
         let key = (variant, path.clone());
         if !self.bots.contains_key(&key) {
-            let loaded = Bot::load_for(variant, &path, &self.device).map_err(|e| e.to_string())?;
+            let mut loaded = Bot::load_for(variant, &path, &self.device)?;
+            loaded.set_precision(self.precision);
             if self.bots.len() >= CACHE {
                 self.bots.clear();
             }
@@ -116,7 +119,7 @@ impl Analyser {
         }
         self.bots
             .get_mut(&key)
-            .ok_or_else(|| "bundle cache lost an entry".to_string())
+            .context("bundle cache lost an entry")
     }
 }
 
@@ -128,6 +131,7 @@ pub fn run(args: AnalyseArgs) -> Result<()> {
         default_bundle: args.bundle,
         default_budget: args.budget.budget(),
         device,
+        precision: args.precision,
         bots: HashMap::new(),
     };
     let mut stdin = std::io::stdin().lock();

@@ -23,7 +23,7 @@ pub struct LadderArgs {
     pub games: usize,
     /// Variant (needed when no player is a bundle; must match the bundles).
     #[arg(long)]
-    pub variant: Option<String>,
+    pub variant: Option<rules::VariantId>,
     /// Output folder (ladder.md, ladder.png, ladder.json, games/).
     #[arg(long)]
     pub out: PathBuf,
@@ -79,7 +79,7 @@ pub fn run(args: LadderArgs) -> Result<()> {
     {
         bail!("player {twice:?} is named twice; a ladder rates each player once");
     }
-    let variant = resolve_variant(&specs, args.variant.as_deref())?;
+    let variant = resolve_variant(&specs, args.variant)?;
     rules::with_variant!(variant, G => run_for::<G>(&args))
 }
 
@@ -116,12 +116,13 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         anchor,
         player_settings: format!(
             "bundles search {} per move (root visits, or a time) unless their spec says otherwise, \
-             contempt {}, policy temperature {}, rollout mix {}, solver {}",
+             contempt {}, policy temperature {}, rollout mix {}, solver {}, precision {}",
             args.budget.budget(),
             args.search.contempt,
             args.search.policy_temperature,
             args.search.rollout_mix,
-            if args.search.no_solver { "off" } else { "on" }
+            if args.search.no_solver { "off" } else { "on" },
+            args.search.precision
         ),
     };
     let result = run_ladder(&players, &settings, &args.out, |line| eprintln!("{line}"))?;

@@ -23,7 +23,8 @@ pub struct MatchArgs {
     /// Player A: bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns,
     /// uci:PATH[:N|:dN|:Nms|:Ns] (e.g. uci:/usr/games/fairy-stockfish:d1;
     /// a time sends `go movetime`). A budget in the spec is per move and
-    /// wins over --nodes / --movetime.
+    /// wins over --nodes / --movetime. A bundle spec may end in :int8 or
+    /// :fp32, its network's precision (over --precision).
     pub a: String,
     /// Player B (same forms).
     pub b: String,
@@ -59,13 +60,21 @@ pub struct MatchOptions {
     pub pgn: Option<PathBuf>,
     #[command(flatten)]
     pub budget: BudgetArgs,
+    /// A real time control, `BASE+INC` in seconds (e.g. `60+0.6`): each
+    /// side has a clock of BASE, gains INC after each of its turns and
+    /// loses when it runs out; players think by their clock (bundle and
+    /// uct players spend a share of their time plus most of the increment,
+    /// stopping early when their move cannot change; UCI engines get `go
+    /// wtime .. btime .. winc .. binc ..`) instead of a budget per move.
+    #[arg(long)]
+    pub tc: Option<arena::TimeControl>,
     /// Plies played by the players (after the random opening plies) after
     /// which a game is adjudicated a draw.
     #[arg(long, default_value_t = 300)]
     pub ply_cap: u32,
     /// Variant (needed when neither player is a bundle).
     #[arg(long)]
-    pub variant: Option<String>,
+    pub variant: Option<VariantId>,
     /// Random seed.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -88,11 +97,8 @@ pub struct MatchOptions {
 
 /// The variant of a match: from the bundles among `specs` and `--variant`,
 /// which must agree.
-pub fn resolve_variant(specs: &[&str], flag: Option<&str>) -> Result<VariantId> {
-    let mut found: Option<VariantId> = match flag {
-        Some(v) => Some(v.parse().map_err(|e| anyhow!("{e}"))?),
-        None => None,
-    };
+pub fn resolve_variant(specs: &[&str], flag: Option<VariantId>) -> Result<VariantId> {
+    let mut found = flag;
     for spec in specs {
         if let PlayerSpec::Bundle { path, .. } = PlayerSpec::parse(spec)? {
             let v = model::bundle::peek_variant(&path)
@@ -131,6 +137,7 @@ pub fn context(
     ctx.search = search.search_config()?;
     ctx.rollout_mix = search.rollout_mix()?;
     ctx.tree_reuse = !search.no_tree_reuse;
+    ctx.precision = search.precision;
     Ok(ctx)
 }
 
@@ -146,7 +153,7 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
     if let Some(path) = &args.pgn {
         super::check_output_parent(path, "--pgn")?;
     }
-    let variant = resolve_variant(&[&a, &b], args.variant.as_deref())?;
+    let variant = resolve_variant(&[&a, &b], args.variant)?;
     rules::with_variant!(variant, G => run_for::<G>(&a, &b, &args))
 }
 
@@ -166,6 +173,7 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
         games: args.games,
         concurrency: args.concurrency,
         ply_cap: args.ply_cap,
+        time_control: args.tc,
         opening_plies: args.openings_random_plies,
         seed: args.seed,
         sprt,
@@ -228,7 +236,10 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
             "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
             "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
             "stopped_early": report.stopped_early, "forfeits": failures,
-            "budget": args.budget.budget().to_string(), "ply_cap": args.ply_cap,
+            "budget_a": args.tc.map_or_else(|| pa.budget_text(), |_| None),
+            "budget_b": args.tc.map_or_else(|| pb.budget_text(), |_| None),
+            "ply_cap": args.ply_cap,
+            "tc": args.tc.map(|tc| tc.to_string()),
             "openings_random_plies": args.openings_random_plies, "seed": args.seed,
             "openings": args.openings,
         });

@@ -27,13 +27,13 @@ pub struct BudgetArgs {
 }
 
 /// `--movetime` text: a time budget as player specs write it.
-fn parse_movetime(text: &str) -> Result<Duration, String> {
-    let budget: Budget = text
-        .parse()
-        .map_err(|e: search::BudgetError| e.to_string())?;
-    budget
-        .time
-        .ok_or_else(|| format!("--movetime wants a time such as 250ms or 1s, got {text:?} (a node count goes to --nodes)"))
+fn parse_movetime(text: &str) -> Result<Duration> {
+    let budget: Budget = text.parse()?;
+    budget.time.ok_or_else(|| {
+        anyhow::anyhow!(
+            "--movetime wants a time such as 250ms or 1s, got {text:?} (a node count goes to --nodes)"
+        )
+    })
 }
 
 impl BudgetArgs {
@@ -112,6 +112,12 @@ pub struct PlaySearchArgs {
     /// visits; see bot::GameBot). For measuring what reuse adds.
     #[arg(long)]
     pub no_tree_reuse: bool,
+    /// Precision of bundle players' networks: fp32 (the default) or int8
+    /// (the trunk's 3x3 convolutions on 8-bit integers, model::quant; used
+    /// only on the CPU with AVX2 or VNNI, fp32 elsewhere). A spec's `:int8` /
+    /// `:fp32` suffix wins (bundle:models/losers:int8).
+    #[arg(long, default_value = "fp32")]
+    pub precision: model::Precision,
 }
 
 impl PlaySearchArgs {
@@ -145,7 +151,8 @@ impl PlaySearchArgs {
     /// 0.30000001), `solver` (true unless `--no-solver`) and
     /// `collapse_forced` (true unless `--no-collapse-forced`),
     /// `tree_reuse` (true unless `--no-tree-reuse`) and `forcing_depth`
-    /// (as used).
+    /// (as used), `precision` (`--precision`, `fp32` or `int8`; a spec's
+    /// `:int8` / `:fp32` suffix, kept in the player's name, overrides it).
     pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = self.numeric_fields();
         fields.insert("solver".into(), (!self.no_solver).into());
@@ -155,6 +162,7 @@ impl PlaySearchArgs {
             .forcing_depth
             .unwrap_or(SearchConfig::for_play().forcing_depth);
         fields.insert("forcing_depth".into(), forcing.into());
+        fields.insert("precision".into(), self.precision.to_string().into());
         fields
     }
 
@@ -283,6 +291,15 @@ mod tests {
         let off = parse(&["--forcing-depth", "0"]);
         assert_eq!(off.search_config().unwrap().forcing_depth, 0);
         assert_eq!(off.json_fields()["forcing_depth"], serde_json::json!(0));
+        // fp32 networks unless --precision int8.
+        assert_eq!(json["precision"], serde_json::json!("fp32"));
+        let int8 = parse(&["--precision", "int8"]);
+        assert_eq!(int8.precision, model::Precision::Int8);
+        assert_eq!(int8.json_fields()["precision"], serde_json::json!("int8"));
+        assert!(
+            Cli::try_parse_from(["x", "--precision", "int4"]).is_err(),
+            "an unknown precision is refused"
+        );
         for bad in [
             ["--c-puct", "0"],
             ["--c-puct", "-1"],

@@ -25,18 +25,18 @@ impl<V: ChessVariant> Describe for Chess<V> {
     const GEOMETRY: Geometry = Geometry::new(V::WIDTH, V::HEIGHT);
     const CHESS_NOTATION: bool = true;
 
-    /// Squares are light where the file and the row counted from the top
-    /// are both even or both odd: the top-left square is light (a1 dark
-    /// on 8x8, as in FIDE chess).
+    /// Squares are dark where the file and the rank counted from a1 are
+    /// both even or both odd: a1 is dark on every board, as in FIDE chess
+    /// and in the Viking Chess diagram (whose 7 ranks make the top-left
+    /// square dark too).
     fn board_view(&self) -> BoardView {
         let geometry = Self::GEOMETRY;
         BoardView::build(geometry, BoardStyle::Checkered, Vec::new(), |sq| {
-            let row = geometry.height - 1 - geometry.rank(sq);
             let mut square = SquareView::empty(geometry, sq);
-            square.shade = Some(if (geometry.file(sq) + row) % 2 == 0 {
-                Shade::Light
-            } else {
+            square.shade = Some(if (geometry.file(sq) + geometry.rank(sq)) % 2 == 0 {
                 Shade::Dark
+            } else {
+                Shade::Light
             });
             if let Some((colour, piece)) = self.board().piece_at(sq) {
                 square.piece = Some(letter(colour, piece));
@@ -97,6 +97,10 @@ mod tests {
         assert!(board.powers.is_empty());
         let viking = Viking::start().board_view();
         assert_eq!((viking.width, viking.height), (12, 7));
+        let on_viking = |name: &str| viking.squares.iter().find(|s| s.name == name).unwrap();
+        assert_eq!(on_viking("a1").shade, Some(Shade::Dark));
+        assert_eq!(on_viking("a7").shade, Some(Shade::Dark));
+        assert_eq!(on_viking("l1").shade, Some(Shade::Light));
         let m = Losers::start().move_shape("e2e4");
         assert_eq!(
             (m.kind, m.path),

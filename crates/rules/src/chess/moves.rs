@@ -1,6 +1,6 @@
 //! Chess moves: a compact `Move` value and its UCI text.
 
-use crate::Geometry;
+use crate::{Geometry, NotationError};
 
 /// Piece kinds, also the index of the per-kind square sets.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -127,28 +127,34 @@ impl Move {
 /// Parse UCI text into (from, to, promotion) without checking legality.
 ///
 /// # Errors
-/// A message saying what is malformed.
-pub fn parse_uci(geo: Geometry, text: &str) -> Result<(usize, usize, Option<Piece>), String> {
+/// The [`NotationError`] saying what is malformed.
+pub fn parse_uci(
+    geo: Geometry,
+    text: &str,
+) -> Result<(usize, usize, Option<Piece>), NotationError> {
     if !text.is_ascii() {
-        return Err("not ASCII".into());
+        return Err(NotationError::NotAscii);
     }
+    let missing = |which: &str| NotationError::MissingSquare {
+        which: which.into(),
+    };
     let (from, used) = geo
         .parse_square_prefix(text)
-        .ok_or_else(|| "no origin square".to_string())?;
+        .ok_or_else(|| missing("origin"))?;
     let rest = &text[used..];
     let (to, used) = geo
         .parse_square_prefix(rest)
-        .ok_or_else(|| "no destination square".to_string())?;
+        .ok_or_else(|| missing("destination"))?;
     let promo = match &rest[used..] {
         "" => None,
         p if p.len() == 1 => match Piece::from_letter(p.chars().next().unwrap_or('?')) {
             Some(k @ (Piece::Knight | Piece::Bishop | Piece::Rook | Piece::Queen)) => Some(k),
-            _ => return Err(format!("bad promotion piece {p:?} (expected q, r, b or n)")),
+            _ => return Err(NotationError::BadPromotion(p.to_string())),
         },
-        p => return Err(format!("trailing text {p:?}")),
+        p => return Err(NotationError::Trailing(p.to_string())),
     };
     if from == to {
-        return Err("origin and destination are the same square".into());
+        return Err(NotationError::SameSquare);
     }
     Ok((from, to, promo))
 }

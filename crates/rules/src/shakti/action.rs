@@ -1,7 +1,7 @@
 //! Shakti actions and their text (`docs/rules.md` §5, Notation).
 
 use super::rays::SQUARES;
-use crate::Geometry;
+use crate::{Geometry, NotationError};
 
 /// The 7x7 board geometry (square names `a1..g7`).
 pub const GEOMETRY: Geometry = Geometry::new(7, 7);
@@ -68,19 +68,28 @@ impl ShaktiAction {
 
 /// Check that `text` is in the notation (`pass`, or two square names);
 /// the reason names what is wrong.
-pub fn check_well_formed(text: &str) -> Result<(), String> {
+///
+/// # Errors
+/// [`NotationError::MissingSquare`] without a square a1..g7 where one is
+/// needed, [`NotationError::SameSquare`] for one square twice.
+pub fn check_well_formed(text: &str) -> Result<(), NotationError> {
     if text == PASS_TEXT {
         return Ok(());
     }
-    let (from, used) = GEOMETRY
-        .parse_square_prefix(text)
-        .ok_or_else(|| "expected `pass` or a move like b2d4 (from, to on a1..g7)".to_string())?;
+    let (from, used) =
+        GEOMETRY
+            .parse_square_prefix(text)
+            .ok_or_else(|| NotationError::MissingSquare {
+                which: "origin (or `pass`)".into(),
+            })?;
     let rest = text.get(used..).unwrap_or("");
     let to = GEOMETRY
         .parse_square(rest)
-        .ok_or_else(|| format!("destination {rest:?} is not a square a1..g7"))?;
+        .ok_or_else(|| NotationError::MissingSquare {
+            which: format!("destination in {rest:?}"),
+        })?;
     if from == to || from >= SQUARES || to >= SQUARES {
-        return Err("origin and destination must differ".to_string());
+        return Err(NotationError::SameSquare);
     }
     Ok(())
 }

@@ -5,7 +5,7 @@
 use super::action::TaflAction;
 use super::state::{Pending, Tafl};
 use super::turn::Turn;
-use crate::{ActionError, Game, Outcome, Player, PositionError};
+use crate::{ActionError, Game, NotationError, Outcome, Player, PositionError};
 
 /// `hnefatafl` start position (`docs/rules.md` §3).
 pub const HNEFATAFL_START: &str =
@@ -135,7 +135,7 @@ impl Tafl {
     /// when not legal here (the repetition ban included).
     pub fn parse_move(&self, text: &str) -> Result<Vec<TaflAction>, ActionError> {
         let text = text.trim();
-        let malformed = |reason: String| ActionError::Malformed {
+        let malformed = |reason: NotationError| ActionError::Malformed {
             text: text.to_string(),
             reason,
         };

@@ -8,6 +8,7 @@
 use std::fmt;
 
 use super::board::{GEOMETRY, NO_SQUARE};
+use crate::NotationError;
 
 /// One complete turn. Squares are `rank * 11 + file`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -70,8 +71,8 @@ impl Turn {
     /// Parse one token. Checks the notation only, not legality.
     ///
     /// # Errors
-    /// A message saying what is wrong with the token.
-    pub fn parse(text: &str) -> Result<Turn, String> {
+    /// The [`NotationError`] saying what is wrong with the token.
+    pub fn parse(text: &str) -> Result<Turn, NotationError> {
         let (prefix, rest) = match text.split_once(':') {
             Some((p, r)) => (Some(p), r),
             None => (None, text),
@@ -102,31 +103,30 @@ impl Turn {
                 mid: sq(1),
                 to: Some(sq(3)),
             }),
-            (Some("g"), 4) => {
-                Err("the second commanded move must start where the first ended".into())
+            (Some("g"), 4) => Err(NotationError::BrokenCommand),
+            (Some(p), _) if !["h", "f", "x", "g"].contains(&p) => {
+                Err(NotationError::UnknownPrefix(p.to_string()))
             }
-            (Some(p), _) if !["h", "f", "x", "g"].contains(&p) => Err(format!(
-                "unknown power prefix {p:?} (expected h, f, x or g)"
-            )),
-            (_, n) => Err(format!(
-                "wrong number of squares ({n}) for this kind of action"
-            )),
+            (_, n) => Err(NotationError::SquareCount(n)),
         }
     }
 }
 
 /// Split a run of square names (`d1d3`, `k10k11`).
-fn parse_squares(mut text: &str) -> Result<Vec<usize>, String> {
+fn parse_squares(mut text: &str) -> Result<Vec<usize>, NotationError> {
     let mut out = Vec::new();
     while !text.is_empty() {
-        let (sq, used) = GEOMETRY
-            .parse_square_prefix(text)
-            .ok_or_else(|| format!("bad square name at {text:?}"))?;
+        let (sq, used) =
+            GEOMETRY
+                .parse_square_prefix(text)
+                .ok_or_else(|| NotationError::MissingSquare {
+                    which: format!("{text:?}"),
+                })?;
         out.push(sq);
         text = &text[used..];
     }
     if out.is_empty() {
-        return Err("no squares".into());
+        return Err(NotationError::NoSquares);
     }
     Ok(out)
 }

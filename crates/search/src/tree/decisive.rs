@@ -40,7 +40,7 @@ impl<G: Game> Mcts<G> {
     /// failing those, longer forcing lines ([`Mcts::prove_forcing_lines`]).
     /// Shortest first because a proven longer win is no better to the
     /// search than a win at once, and playing it every move may never
-    /// convert (session 23's break test: a king on f1 stepped to g1, also
+    /// convert (seen in a break test: a king on f1 stepped to g1, also
     /// won, instead of escaping to a1).
     pub(super) fn prove_root_wins(&mut self) {
         let me = self.root_state.side_to_move();

@@ -294,6 +294,22 @@ impl<G: Game> Mcts<G> {
         self.nodes[0].visits
     }
 
+    /// How many visits the most visited root child leads the second by;
+    /// `None` when the root has fewer than two children or its policy does
+    /// not play the most visited child (Gumbel). [`crate::Stopper`] reads
+    /// it to stop a timed search whose move can no longer change.
+    pub fn root_visit_lead(&self) -> Option<u32> {
+        if self.root.selection() != RootSelection::Puct {
+            return None;
+        }
+        let mut visits = self.root_view().child_visits();
+        if visits.len() < 2 {
+            return None;
+        }
+        visits.sort_unstable_by(|a, b| b.cmp(a));
+        Some(visits[0] - visits[1])
+    }
+
     /// The tree as the root policy reads it.
     fn root_view(&self) -> RootView<'_> {
         RootView {

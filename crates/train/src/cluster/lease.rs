@@ -325,20 +325,24 @@ mod tests {
     /// lease another took over notices at its next renewal, refuses to go
     /// on, and leaves the new holder's lease alone.
     fn exercise(store: Arc<Store>) {
-        let ttl = Duration::from_millis(900);
+        // Expiry is kept in whole seconds (at least one past now), so a
+        // lease of under 2 s can lapse at once across a second boundary:
+        // 3 s keeps the refusal below sure.
+        let ttl = Duration::from_secs(3);
         let a = Lease::acquire(store.clone(), ttl).unwrap();
         assert_eq!(holder(&store).as_deref(), Some(a.owner()));
         let err = Lease::acquire(store.clone(), ttl).unwrap_err().to_string();
         assert!(err.contains(a.owner()), "{err}");
-        // Renewals keep it (several periods of ttl / 3).
-        std::thread::sleep(Duration::from_millis(1000));
+        // Renewals keep it (two periods of ttl / 3).
+        std::thread::sleep(ttl * 2 / 3 + Duration::from_millis(200));
         a.check().unwrap();
         assert_eq!(holder(&store).as_deref(), Some(a.owner()));
         // Another trainer takes it over while this one stalls.
         store
             .put(keys::LEASE, &foreign("other:1:beef", now_unix() + 600))
             .unwrap();
-        std::thread::sleep(Duration::from_millis(700));
+        // The next renewal (within ttl / 3) notices.
+        std::thread::sleep(ttl / 3 + Duration::from_millis(400));
         let err = a.check().unwrap_err().to_string();
         assert!(err.contains("other:1:beef"), "{err}");
         drop(a);

@@ -23,7 +23,7 @@ use crate::error::{Result, TrainError};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Pointer {
     /// Variant id of the run.
-    pub variant: String,
+    pub variant: rules::VariantId,
     /// The newest published generation.
     pub generation: u32,
     /// Its bundle folder's key (`checkpoints/gen-GGGGGG`).

@@ -382,8 +382,7 @@ fn append_store_metrics(store: &Store, metrics: &GenerationMetrics) -> Result<()
 fn restore_store_metrics(store: &Store, pointer: &Pointer) -> Result<()> {
     let label = format!("{}/{}", store.describe(), keys::METRICS);
     let logged: Vec<u32> = match store.get(keys::METRICS)? {
-        Some(b) => parse_metrics(&String::from_utf8_lossy(&b), &label)
-            .map_err(TrainError::Metrics)?
+        Some(b) => parse_metrics(&String::from_utf8_lossy(&b), &label)?
             .iter()
             .map(|r| r.generation)
             .collect(),
@@ -403,33 +402,32 @@ fn restore_store_metrics(store: &Store, pointer: &Pointer) -> Result<()> {
 /// Redraw `learning-curve.png` in the store from its `metrics.jsonl`. A
 /// chart is a convenience: a failure is reported and the run goes on.
 fn upload_learning_curve<E: Encode>(store: &Store) {
-    let label = format!("{}/{}", store.describe(), keys::METRICS);
-    let records = match store.get(keys::METRICS) {
-        Ok(Some(b)) => parse_metrics(&String::from_utf8_lossy(&b), &label),
-        Ok(None) => return,
-        Err(e) => Err(e.to_string()),
-    };
-    let drawn = records.and_then(|records| {
-        let tmp = std::env::temp_dir().join(format!(
-            "lokizero-curve-{}-{:016x}.png",
-            std::process::id(),
-            rand::random::<u64>()
-        ));
-        let drawn = draw_learning_curve::<E>(&records, &tmp).and_then(|drawn| {
-            if !drawn {
-                return Ok(());
-            }
-            let bytes = std::fs::read(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?;
-            store
-                .put(keys::LEARNING_CURVE, &bytes)
-                .map_err(|e| e.to_string())
-        });
-        let _ = std::fs::remove_file(&tmp);
-        drawn
-    });
-    if let Err(e) = drawn {
-        eprintln!("warning: learning curve: {e}");
+    if let Err(e) = try_upload_learning_curve::<E>(store) {
+        eprintln!("warning: {e}");
     }
+}
+
+/// [`upload_learning_curve`], failures returned.
+fn try_upload_learning_curve<E: Encode>(store: &Store) -> Result<()> {
+    let label = format!("{}/{}", store.describe(), keys::METRICS);
+    let Some(bytes) = store.get(keys::METRICS)? else {
+        return Ok(());
+    };
+    let records = parse_metrics(&String::from_utf8_lossy(&bytes), &label)?;
+    let tmp = std::env::temp_dir().join(format!(
+        "lokizero-curve-{}-{:016x}.png",
+        std::process::id(),
+        rand::random::<u64>()
+    ));
+    let uploaded = (|| {
+        if draw_learning_curve::<E>(&records, &tmp)? {
+            let png = std::fs::read(&tmp).map_err(TrainError::io("read", &tmp))?;
+            store.put(keys::LEARNING_CURVE, &png)?;
+        }
+        Ok(())
+    })();
+    let _ = std::fs::remove_file(&tmp);
+    uploaded
 }
 
 /// The newest published generation of a run.
@@ -480,7 +478,7 @@ fn open<E: Encode>(
     let existing = read_pointer(store)?;
     let opened = match existing {
         Some(mut p) => {
-            if p.variant != E::VARIANT.as_str() {
+            if p.variant != E::VARIANT {
                 return Err(TrainError::Mismatch(format!(
                     "store {} holds a {} run, the config is for {}; use another --store prefix",
                     store.describe(),
@@ -557,7 +555,7 @@ fn first_bundle<E: Encode>(
     upload_bundle(store, g, &files)?;
     let sha = model::bundle::sha256_hex(&files.weights);
     let pointer = Pointer {
-        variant: E::VARIANT.to_string(),
+        variant: E::VARIANT,
         generation: g,
         bundle: keys::bundle(g),
         weights_sha256: sha,

@@ -27,8 +27,8 @@ use self::heads::ValueHead;
 use self::optim::OptimState;
 use self::params::{Layout, Running};
 use crate::config::TrainingConfig;
+use crate::losses::{LossWeights, StepLoss};
 use crate::samples::Batch;
-use crate::trainer::{LossWeights, StepLoss};
 
 /// A network in training on the fast path, with its optimiser state.
 pub struct FastTrainer {

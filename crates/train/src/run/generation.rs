@@ -20,9 +20,10 @@ use super::{progress_bar, seed_for, shape_for, RunContext};
 use crate::config::RunConfig;
 use crate::cputime::process_cpu_seconds;
 use crate::error::{Result, TrainError};
+use crate::losses::{LossStats, LossWeights};
 use crate::metrics::{append_metrics, GenerationMetrics};
 use crate::samples::{sample_batch, samples_from_records, ValueTargets};
-use crate::trainer::{LossStats, LossWeights, Trainer};
+use crate::trainer::Trainer;
 
 /// The networks a generation starts from.
 struct Inputs {
@@ -227,8 +228,7 @@ pub(crate) fn train_on<E: Encode>(
     t0: Instant,
 ) -> Result<Trained> {
     let (t, g) = (&job.config.training, job.g);
-    let samples = samples_from_records::<E>(job.records, ValueTargets::from_config(t))
-        .map_err(TrainError::Records)?;
+    let samples = samples_from_records::<E>(job.records, ValueTargets::from_config(t))?;
     if samples.is_empty() {
         let hint = match job.resign_threshold {
             Some(threshold) => format!(

@@ -83,11 +83,11 @@ pub(super) fn write_learning_curve<E: Encode>(dir: &RunDir) {
 /// leaving `out` as it was.
 ///
 /// # Errors
-/// The chart cannot be drawn or written (the message names `out`).
+/// The chart cannot be drawn or written (the error names `out`).
 pub(crate) fn draw_learning_curve<E: Encode>(
     records: &[GenerationMetrics],
     out: &std::path::Path,
-) -> Result<bool, String> {
+) -> Result<bool, arena::chart::ChartError> {
     let point = |r: &GenerationMetrics, (elo, lower, upper): (Option<f64>, f64, f64)| {
         Some(CurvePoint {
             generation: r.generation,
@@ -135,9 +135,7 @@ pub(crate) fn draw_learning_curve<E: Encode>(
         return Ok(false);
     }
     let title = format!("{}: Elo vs CPU-hours", E::VARIANT);
-    arena::chart::draw_learning_curve(out, &title, &series, 800, 480)
-        .map(|()| true)
-        .map_err(|e| e.to_string())
+    arena::chart::draw_learning_curve(out, &title, &series, 800, 480).map(|()| true)
 }
 
 /// One match against a fixed opponent, as a metrics record holds it.

@@ -119,11 +119,7 @@ pub(super) fn resume<E: Encode>(
 fn restore_metrics<E: Encode>(dir: &RunDir, done: u32) -> Result<()> {
     let path = dir.metrics();
     let logged: Vec<u32> = if path.exists() {
-        read_metrics(&path)
-            .map_err(TrainError::Metrics)?
-            .iter()
-            .map(|r| r.generation)
-            .collect()
+        read_metrics(&path)?.iter().map(|r| r.generation).collect()
     } else {
         Vec::new()
     };

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use bot::{centipawns, wdl_permille, Bot, SearchInfo};
 use clap::Args;
 use rules::VariantId;
@@ -47,6 +47,11 @@ pub struct UciArgs {
     /// Default `Threads` (CPU threads of the network).
     #[arg(long, default_value_t = 1)]
     threads: usize,
+    /// Precision of the network: fp32 (the default) or int8 (the trunk's
+    /// 3x3 convolutions on 8-bit integers, model::quant; used only on the
+    /// CPU with AVX2 or VNNI, fp32 elsewhere).
+    #[arg(long, default_value = "fp32")]
+    precision: model::Precision,
     /// The budget of a `go` that names none (without these flags such a
     /// `go` searches until `stop`, as UCI engines do).
     #[command(flatten)]
@@ -109,6 +114,8 @@ struct Running {
 struct Engine {
     out: Out,
     device: model::Backend,
+    /// The network's precision (`--precision`).
+    precision: model::Precision,
     options: Options,
     /// The rayon pool was sized (on the first network load); `Threads`
     /// cannot change after that.
@@ -116,8 +123,9 @@ struct Engine {
     bot: Option<Bot>,
     /// Variant and folder the loaded bot came from.
     loaded: Option<(VariantId, PathBuf)>,
-    /// The current position, or why the last `position` was rejected.
-    position: Result<PositionSpec, String>,
+    /// The current position; `None` after a `position` that was rejected
+    /// (reported then).
+    position: Option<PositionSpec>,
     search: Option<Running>,
     /// The budget of a `go` that names none (`--nodes` / `--movetime`);
     /// `None`: such a `go` searches until `stop`.
@@ -129,11 +137,12 @@ impl Engine {
         Engine {
             out,
             device: args.device,
+            precision: args.precision,
             options: Options::new(args.variant, args.bundle.clone(), args.threads),
             threads_fixed: false,
             bot: None,
             loaded: None,
-            position: Ok(PositionSpec::default()),
+            position: Some(PositionSpec::default()),
             search: None,
             default_budget: args.budget.given(),
         }
@@ -171,7 +180,7 @@ impl Engine {
             }
             "ucinewgame" => {
                 self.wait_search();
-                self.position = Ok(PositionSpec::default());
+                self.position = Some(PositionSpec::default());
             }
             "setoption" => {
                 self.wait_search();
@@ -179,10 +188,13 @@ impl Engine {
             }
             "position" => {
                 self.wait_search();
-                self.position = self.parse_position(rest);
-                if let Err(e) = &self.position {
-                    self.error(e);
-                }
+                self.position = match self.parse_position(rest) {
+                    Ok(spec) => Some(spec),
+                    Err(e) => {
+                        self.error(crate::error_text(&e));
+                        None
+                    }
+                };
             }
             "go" => {
                 self.wait_search();
@@ -241,13 +253,13 @@ impl Engine {
         };
         let before = self.options.clone();
         match self.options.set(&name, &value) {
-            Err(e) => self.error(&e),
+            Err(e) => self.error(crate::error_text(&e)),
             Ok(Changed::Variant { via_chess_alias }) => {
                 if via_chess_alias {
                     self.say("info string UCI_Variant chess is played as losers (the 8x8 chess variant of this engine)");
                 }
                 if self.options.variant != before.variant {
-                    self.position = Ok(PositionSpec::default());
+                    self.position = Some(PositionSpec::default());
                 }
             }
             Ok(Changed::Threads) if self.threads_fixed => {
@@ -258,19 +270,19 @@ impl Engine {
         }
     }
 
-    fn parse_position(&self, rest: &str) -> Result<PositionSpec, String> {
-        let (fen, moves) = parse_position_command(rest).map_err(|e| e.to_string())?;
+    fn parse_position(&self, rest: &str) -> Result<PositionSpec> {
+        let (fen, moves) = parse_position_command(rest)?;
         bot::validate_position(self.options.variant, fen.as_deref(), &moves)
-            .map_err(|e| format!("position ({}): {e}", self.options.variant))?;
+            .with_context(|| format!("position ({})", self.options.variant))?;
         Ok(PositionSpec { fen, moves })
     }
 
     /// Load the bundle the options ask for, unless already loaded.
-    fn ensure_bot(&mut self) -> Result<(), String> {
+    fn ensure_bot(&mut self) -> Result<()> {
         let variant = self.options.variant;
         let given =
             (!self.options.bundle_path.is_empty()).then(|| Path::new(&self.options.bundle_path));
-        let path = bot::paths::resolve_bundle(variant, given).map_err(|e| e.to_string())?;
+        let path = bot::paths::resolve_bundle(variant, given)?;
         if self.bot.is_some() && self.loaded.as_ref() == Some(&(variant, path.clone())) {
             return Ok(());
         }
@@ -280,8 +292,9 @@ impl Engine {
             super::set_threads(self.options.threads);
             self.threads_fixed = true;
         }
-        let device = self.device.device().map_err(|e| e.to_string())?;
-        let bot = Bot::load_for(variant, &path, &device).map_err(|e| e.to_string())?;
+        let device = self.device.device()?;
+        let mut bot = Bot::load_for(variant, &path, &device)?;
+        bot.set_precision(self.precision);
         self.bot = Some(bot);
         self.loaded = Some((variant, path));
         Ok(())
@@ -295,7 +308,7 @@ impl Engine {
                 return self.say("bestmove (none)");
             }
         };
-        if self.position.is_err() {
+        if self.position.is_none() {
             // Reported when the `position` came; not repeated here.
             return self.say("bestmove (none)");
         }
@@ -303,7 +316,7 @@ impl Engine {
         let bot = match prepared {
             Ok(bot) => bot,
             Err(e) => {
-                self.error(&e);
+                self.error(crate::error_text(&e));
                 return self.say("bestmove (none)");
             }
         };
@@ -340,20 +353,22 @@ impl Engine {
     }
 
     /// The bot, loaded, with the current position and strength set.
-    fn prepare_bot(&mut self) -> Result<Bot, String> {
-        let spec = self.position.clone()?;
+    fn prepare_bot(&mut self) -> Result<Bot> {
+        let spec = self
+            .position
+            .clone()
+            .context("no valid position (the last `position` was rejected)")?;
         self.ensure_bot()?;
-        let mut bot = self.bot.take().ok_or("no network loaded")?;
+        let mut bot = self.bot.take().context("no network loaded")?;
         let result = bot
             .set_position(spec.fen.as_deref(), &spec.moves)
             .and_then(|()| bot.set_strength(self.options.strength()))
-            .and_then(|()| bot.set_search_config(self.options.search_config()))
-            .map_err(|e| e.to_string());
+            .and_then(|()| bot.set_search_config(self.options.search_config()));
         match result {
             Ok(()) => Ok(bot),
             Err(e) => {
                 self.bot = Some(bot);
-                Err(e)
+                Err(e.into())
             }
         }
     }

@@ -118,16 +118,16 @@ impl Options {
     /// as in the UCI specification).
     ///
     /// # Errors
-    /// A message naming the option and the bad value; nothing changes then.
-    pub fn set(&mut self, name: &str, value: &str) -> Result<Changed, String> {
+    /// An error naming the option and the bad value; nothing changes then.
+    pub fn set(&mut self, name: &str, value: &str) -> anyhow::Result<Changed> {
         let value = value.trim();
-        let spin_from = |min: u64, max: u64| -> Result<u64, String> {
+        let spin_from = |min: u64, max: u64| -> anyhow::Result<u64> {
             match value.parse::<u64>() {
                 Ok(v) if (min..=max).contains(&v) => Ok(v),
-                _ => Err(format!(
+                _ => anyhow::bail!(
                     "option {}: expected an integer in {min}..={max}, got {value:?}",
                     name.trim()
-                )),
+                ),
             }
         };
         let spin = |max: u64| spin_from(0, max);
@@ -139,7 +139,9 @@ impl Options {
                         via_chess_alias: true,
                     });
                 }
-                self.variant = value.parse().map_err(|e| format!("UCI_Variant: {e}"))?;
+                self.variant = value
+                    .parse()
+                    .map_err(|e| anyhow::anyhow!("UCI_Variant: {e}"))?;
                 Ok(Changed::Variant {
                     via_chess_alias: false,
                 })
@@ -168,11 +170,7 @@ impl Options {
                 self.policy_only = match value.to_ascii_lowercase().as_str() {
                     "true" => true,
                     "false" => false,
-                    _ => {
-                        return Err(format!(
-                            "option PolicyOnly: expected true or false, got {value:?}"
-                        ))
-                    }
+                    _ => anyhow::bail!("option PolicyOnly: expected true or false, got {value:?}"),
                 };
                 Ok(Changed::Strength)
             }
@@ -189,7 +187,7 @@ impl Options {
                     spin_from(1, u64::from(MAX_POLICY_TEMPERATURE_CENTI))? as u32;
                 Ok(Changed::Strength)
             }
-            _ => Err(format!("unknown option {:?}", name.trim())),
+            _ => anyhow::bail!("unknown option {:?}", name.trim()),
         }
     }
 
@@ -246,7 +244,7 @@ mod tests {
         assert_eq!(c.validate(), Ok(()));
         assert!(o.set("Contempt", "100").is_err());
         for bad in ["0", "-3", "abc", "1001"] {
-            let e = o.set("PolicyTemperature", bad).unwrap_err();
+            let e = o.set("PolicyTemperature", bad).unwrap_err().to_string();
             assert!(
                 e.contains("PolicyTemperature: expected an integer in 1..=1000"),
                 "{e}"

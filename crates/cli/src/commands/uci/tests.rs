@@ -18,6 +18,7 @@ fn engine(variant: VariantId) -> (Engine, Arc<Mutex<Vec<u8>>>) {
         bundle: String::new(),
         device: model::Backend::Cpu,
         threads: 1,
+        precision: model::Precision::Fp32,
         budget: Default::default(),
     };
     (Engine::new(out, &args), buffer)
