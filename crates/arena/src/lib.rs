@@ -2,6 +2,20 @@
 //! random, greedy, pure UCT, external UCI engines), games and matches with
 //! varied openings, Elo with 95 % intervals, SPRT, Bradley–Terry ladders
 //! with a chart, and the per-generation evaluation hook for training.
+//!
+//! A game between two players and an Elo estimate from a match score:
+//! ```
+//! use arena::{play_game, EloEstimate, Opening, RandomPlayer, WdlCounts};
+//! use rules::{Game, Losers};
+//!
+//! let opening = Opening::at(Losers::start());
+//! let result = play_game(&opening, &mut RandomPlayer::new(1), &mut RandomPlayer::new(2), 300, None);
+//! assert!(result.forfeit.is_none() && !result.actions.is_empty());
+//! // +32 =8 -20 is a score of 60 %, about +70 Elo.
+//! let elo = EloEstimate::from_wdl(&WdlCounts { wins: 32, draws: 8, losses: 20 });
+//! assert!((elo.score - 0.6).abs() < 1e-9);
+//! assert!(elo.lower < elo.elo && elo.elo < elo.upper);
+//! ```
 
 pub mod bradley_terry;
 pub mod chart;

@@ -14,13 +14,13 @@
 //! temperature (sampling from the visit distribution), or policy-only play
 //! (no search).
 //!
-//! ```no_run
+//! ```
 //! use bot::{Bot, Strength};
 //! use search::Budget;
 //!
 //! # fn main() -> Result<(), bot::BotError> {
 //! let device = burn::tensor::Device::flex();
-//! let mut bot = Bot::load("models/losers".as_ref(), &device)?;
+//! let mut bot = Bot::load("../../models/losers".as_ref(), &device)?;
 //! bot.set_position(Some("startpos"), &["e2e3", "b7b5"])?;
 //! let analysis = bot.analyse(&Budget::nodes(400), 3)?;
 //! for a in &analysis.actions {

@@ -9,6 +9,22 @@
 //! generic helpers here can transform inputs and policy targets.
 //!
 //! No burn dependency: these maps are tested in seconds.
+//!
+//! The input planes of a position and the policy index of each legal action:
+//! ```
+//! use encoding::Encode;
+//! use rules::{Game, Losers};
+//!
+//! let start = Losers::start();
+//! let mut planes = vec![0.0; Losers::input_len()]; // [C, H, W], row-major
+//! start.encode(&mut planes);
+//! let mut seen = std::collections::HashSet::new();
+//! for action in start.legal_vec() {
+//!     let index = start.policy_index(action); // plane * H * W + square
+//!     assert!(index < Losers::policy_len());
+//!     assert!(seen.insert(index), "two legal actions share a policy index");
+//! }
+//! ```
 
 use rules::Variant;
 

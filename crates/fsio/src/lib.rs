@@ -15,6 +15,17 @@
 //! set to a number of milliseconds, every writer here sleeps that long
 //! between writing the temporary and renaming it, so a test can kill the
 //! process inside that window deterministically (`tests/fault_injection.rs`).
+//!
+//! ```
+//! # fn main() -> std::io::Result<()> {
+//! let dir = tempfile::tempdir()?;
+//! let path = dir.path().join("metrics.json");
+//! fsio::write_atomic(&path, b"{\"generation\": 1}")?;
+//! fsio::write_atomic(&path, b"{\"generation\": 2}")?; // replaced whole
+//! assert_eq!(std::fs::read(&path)?, b"{\"generation\": 2}");
+//! # Ok(())
+//! # }
+//! ```
 
 use std::io::Write;
 use std::path::Path;

@@ -17,6 +17,26 @@
 //! - [`weights`]: a network's tensors as plain vectors, read and written
 //!   back (for the hand-written training step).
 //! - [`device`]: backend choice (`cpu` = burn flex by default).
+//!
+//! Load the shipped losers bundle and evaluate the start position:
+//! ```
+//! use model::{load_bundle, Backend, NetEvaluator};
+//! use rules::{Game, Losers};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let device = Backend::Cpu.device()?;
+//! let (net, meta) = load_bundle::<Losers>("../../models/losers".as_ref(), &device)?;
+//! let mut evaluator = NetEvaluator::<Losers>::new(net, device);
+//! let start = Losers::start();
+//! let (logits, wdl) = evaluator.forward(&[&start]);
+//! // Policy logits [B * P*H*W] (B = 1), WDL from the side to move's view.
+//! assert_eq!(logits.len(), <Losers as encoding::Encode>::policy_len());
+//! let [win, draw, loss] = wdl[0];
+//! assert!((win + draw + loss - 1.0).abs() < 1e-4);
+//! println!("generation {}: W {win:.2} D {draw:.2} L {loss:.2}", meta.generation);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod bundle;
 pub mod device;

@@ -7,6 +7,24 @@
 //!
 //! Turns need not alternate (Shakti passes, Loki's multi-part actions), so
 //! callers must always ask [`Game::side_to_move`] instead of assuming parity.
+//!
+//! Play moves from their text and count positions ([`perft()`]):
+//! ```
+//! use rules::{perft, Game, Losers};
+//!
+//! let mut game = Losers::start();
+//! assert_eq!(perft(&game, 2), 400); // as in chess: no capture is possible yet
+//! for token in ["e2e4", "d7d5"] {
+//!     for action in game.parse_move(token).expect("a legal move") {
+//!         game.play(action);
+//!     }
+//! }
+//! // Captures are compulsory in Losers chess: exd5 is White's only move.
+//! let legal = game.legal_vec();
+//! assert_eq!(legal.len(), 1);
+//! assert_eq!(game.action_to_text(legal[0]), "e4d5");
+//! assert!(game.parse_move("g1f3").is_err());
+//! ```
 
 /// `impl Clone` for a game state whose only heap fields are the listed
 /// `Vec`s (the other fields `Copy`), with a `clone_from` that reuses their

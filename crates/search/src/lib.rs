@@ -37,15 +37,23 @@
 //! side to move with the leaf's, never by depth parity. Terminal positions
 //! are scored exactly from [`rules::Game::outcome`].
 //!
+//! Run a search with pure UCT (random playouts, no network):
 //! ```
-//! # use search::{search, SearchConfig, UniformEvaluator};
-//! # fn demo<G: rules::Game>(position: &G) {
-//! let mut rng = rand::rng();
+//! use rand::SeedableRng;
+//! use rules::{Game, Losers};
+//! use search::{search, RolloutEvaluator, SearchConfig};
+//!
+//! let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+//! let mut evaluator = RolloutEvaluator::new(1, 40, rand::rngs::StdRng::seed_from_u64(8));
 //! let config = SearchConfig { dirichlet_epsilon: 0.0, ..SearchConfig::default() };
-//! let tree = search(position, &mut UniformEvaluator, &config, 200, &mut rng);
-//! let best = tree.choose_action(0.0, &mut rng); // None only if the game is over
-//! # let _ = best;
-//! # }
+//! let start = Losers::start();
+//! let tree = search(&start, &mut evaluator, &config, 200, &mut rng);
+//! assert_eq!(tree.visits(), 200);
+//! // The root's own evaluation is the one visit no child holds.
+//! let children = tree.root_children();
+//! assert_eq!(children.iter().map(|c| c.visits).sum::<u32>(), 199);
+//! let best = tree.choose_action(0.0, &mut rng).expect("the game is not over");
+//! assert!(start.legal_vec().contains(&best));
 //! ```
 
 mod config;

@@ -7,6 +7,27 @@
 //! a searched move), `adjudicate` (results at the ply cap), `stats`,
 //! `parallel` ([`play_games_parallel`]: the worker threads); `resign`,
 //! `record`, `replay` and `timed` as their names say.
+//!
+//! Two self-play games of Losers chess with a uniform evaluator (no network):
+//! ```
+//! use rules::{Game, Losers};
+//! use search::{SearchConfig, UniformEvaluator};
+//! use selfplay::{play_games, Games, SelfPlayConfig};
+//!
+//! let config = SelfPlayConfig { simulations: 8, ply_cap: 20, ..SelfPlayConfig::default() };
+//! let games = Games {
+//!     start: &Losers::start(),
+//!     branch_starts: &[],
+//!     search: &SearchConfig::default(),
+//!     config: &config,
+//!     count: 2,
+//!     seed: 1,
+//! };
+//! let mut records = Vec::new();
+//! let stats = play_games(&games, &mut UniformEvaluator, |record| records.push(record));
+//! assert_eq!(stats.games, 2);
+//! assert!(records.iter().all(|r| !r.actions.is_empty() && r.actions.len() <= 20));
+//! ```
 
 mod adjudicate;
 mod advance;

@@ -36,6 +36,24 @@
 //! `GET /api/variants`, `POST /api/games`, `GET /api/games/{id}`,
 //! `POST /api/games/{id}/moves`, `POST /api/games/{id}/bot`,
 //! `POST /api/analyse`, `GET /api/openapi.json`; the page at `/`.
+//!
+//! The service answers through its router (here without a socket):
+//! ```
+//! use std::sync::Arc;
+//! use axum::body::Body;
+//! use axum::http::{Request, StatusCode};
+//! use serve::{router, ServeConfig, Service};
+//! use tower::ServiceExt;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let service = Arc::new(Service::new(ServeConfig::new("../../models".into()))?);
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let request = Request::get("/api/variants").body(Body::empty())?;
+//! let response = runtime.block_on(router(service).oneshot(request))?;
+//! assert_eq!(response.status(), StatusCode::OK);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod assets;
 pub mod catalog;

@@ -20,6 +20,20 @@
 //!
 //! Module map: [`location`] parses `--store` values, [`retry`] holds the
 //! backoff loop; the operations are methods of [`Store`] here.
+//!
+//! A store on a local folder (an `s3://BUCKET/PREFIX` URL works the same):
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let dir = tempfile::tempdir()?;
+//! let store = store::Store::open(dir.path().to_str().expect("a UTF-8 path"))?;
+//! assert!(store.put_new("replay/chunk-1.bin", b"games")?); // created
+//! assert!(!store.put_new("replay/chunk-1.bin", b"other")?); // taken: left as it was
+//! assert_eq!(store.get("replay/chunk-1.bin")?.as_deref(), Some(&b"games"[..]));
+//! assert_eq!(store.list("replay/")?.len(), 1);
+//! assert_eq!(store.get("latest.json")?, None);
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod location;
 pub mod retry;
