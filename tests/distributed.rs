@@ -693,7 +693,7 @@ fn s3_corrupt_truncated_and_foreign_objects_are_named_and_skipped() {
     flipped[last] ^= 0xff;
     let chunk = selfplay::replay::decode_chunk(&good, Path::new("good")).unwrap();
     let losers = selfplay::Chunk {
-        variant: "losers".into(),
+        variant: rules::VariantId::Losers,
         ..chunk
     };
     let bad = [

@@ -7,6 +7,7 @@
 //! checkpoint; `lokizero export --promoted-by MATCH.json` adds the SPRT
 //! that replaced the previous shipped bundle (README, "Shipped bots").
 
+use rules::VariantId;
 use serde::{Deserialize, Serialize};
 
 /// The lineage record of one bundle.
@@ -89,7 +90,7 @@ pub enum PromotionError {
     #[error("the match was played in {found}, the bundle is {expected}")]
     WrongVariant {
         /// The bundle's variant.
-        expected: String,
+        expected: VariantId,
         /// The match record's variant.
         found: String,
     },
@@ -108,7 +109,7 @@ impl Promotion {
     /// [`PromotionError::NotAccepted`] when the SPRT did not accept H1.
     pub fn from_match_json(
         record: &serde_json::Value,
-        variant: &str,
+        variant: VariantId,
     ) -> Result<Self, PromotionError> {
         let text = |key: &'static str| {
             record
@@ -131,9 +132,9 @@ impl Promotion {
                 .ok_or(PromotionError::Missing(name))
         };
         let played = text("variant")?;
-        if played != variant {
+        if played != variant.as_str() {
             return Err(PromotionError::WrongVariant {
-                expected: variant.to_string(),
+                expected: variant,
                 found: played,
             });
         }
@@ -203,7 +204,7 @@ mod tests {
 
     #[test]
     fn an_accepted_sprt_becomes_the_promotion() {
-        let p = Promotion::from_match_json(&sprt_match("h1"), "hnefatafl").unwrap();
+        let p = Promotion::from_match_json(&sprt_match("h1"), VariantId::Hnefatafl).unwrap();
         assert_eq!((p.games, p.wins, p.draws, p.losses), (160, 78, 32, 50));
         assert_eq!(p.b, "bundle:models/hnefatafl:200");
         assert_eq!(p.seed, Some(2302));
@@ -215,14 +216,15 @@ mod tests {
     fn an_early_lopsided_sprt_with_unbounded_elo_promotes() {
         let mut record = sprt_match("h1");
         record["elo"] = serde_json::json!({"elo": null, "lower": 120.0, "upper": null});
-        let p = Promotion::from_match_json(&record, "hnefatafl").unwrap();
+        let p = Promotion::from_match_json(&record, VariantId::Hnefatafl).unwrap();
         assert_eq!((p.elo, p.elo_lower, p.elo_upper), (None, Some(120.0), None));
     }
 
     #[test]
     fn a_rejected_or_undecided_sprt_does_not_promote() {
         for decision in ["h0", "undecided"] {
-            let err = Promotion::from_match_json(&sprt_match(decision), "hnefatafl").unwrap_err();
+            let err = Promotion::from_match_json(&sprt_match(decision), VariantId::Hnefatafl)
+                .unwrap_err();
             assert!(err.to_string().contains(decision), "{err}");
         }
     }
@@ -231,13 +233,13 @@ mod tests {
     fn a_match_without_an_sprt_is_named() {
         let mut record = sprt_match("h1");
         record.as_object_mut().unwrap().remove("sprt");
-        let err = Promotion::from_match_json(&record, "hnefatafl").unwrap_err();
+        let err = Promotion::from_match_json(&record, VariantId::Hnefatafl).unwrap_err();
         assert!(err.to_string().contains("sprt.decision"), "{err}");
     }
 
     #[test]
     fn a_match_of_another_variant_is_refused() {
-        let err = Promotion::from_match_json(&sprt_match("h1"), "shakti").unwrap_err();
+        let err = Promotion::from_match_json(&sprt_match("h1"), VariantId::Shakti).unwrap_err();
         assert!(err.to_string().contains("played in hnefatafl"), "{err}");
     }
 

@@ -56,10 +56,12 @@ pub trait Variant: Game + Describe {
 macro_rules! variant_id {
     ($($(#[$doc:meta])* $name:ident = $id:literal, $ty:ty;)*) => {
         /// A variant of the list ([`for_each_variant!`]); serde reads and
-        /// writes it as its id text (`docs/rules.md`, "Variant ids").
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+        /// writes it as its id text (`docs/rules.md`, "Variant ids") in
+        /// every format, so a binary record (a replay chunk's bincode
+        /// header) holds the same bytes as the id string would.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum VariantId {
-            $($(#[$doc])* #[serde(rename = $id)] $name,)*
+            $($(#[$doc])* $name,)*
         }
 
         impl VariantId {
@@ -104,6 +106,20 @@ impl FromStr for VariantId {
             .into_iter()
             .find(|v| v.as_str() == s.trim().to_ascii_lowercase())
             .ok_or_else(|| UnknownVariant(s.to_string()))
+    }
+}
+
+impl serde::Serialize for VariantId {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for VariantId {
+    /// The id text; an unknown id is an error naming it and the choices.
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 

@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
-use rules::Variant;
+use rules::{Variant, VariantId};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
@@ -23,8 +23,8 @@ pub const CHUNK_VERSION: u32 = 1;
 pub struct Chunk {
     /// Layout version ([`CHUNK_VERSION`]).
     pub version: u32,
-    /// Variant id.
-    pub variant: String,
+    /// Variant id (stored as its id text, as a string was before).
+    pub variant: VariantId,
     /// `Game::RULES_VERSION` the games were played under.
     pub rules_version: u32,
     /// Generation of the network that played them.
@@ -151,7 +151,7 @@ pub fn read_chunk<G: Variant>(path: &Path) -> Result<Chunk, ReplayError> {
 /// [`ReplayError::Mismatch`] (another variant, rules or layout version).
 pub fn decode_chunk_for<G: Variant>(bytes: &[u8], path: &Path) -> Result<Chunk, ReplayError> {
     let chunk = decode_chunk(bytes, path)?;
-    if chunk.variant != G::VARIANT.as_str() || chunk.rules_version != G::RULES_VERSION {
+    if chunk.variant != G::VARIANT || chunk.rules_version != G::RULES_VERSION {
         return Err(ReplayError::Mismatch {
             path: path.into(),
             reason: format!(

@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use rules::{Game, Losers, Player, Shakti, Variant};
+use rules::{Game, Losers, Player, Shakti, Variant, VariantId};
 use selfplay::replay::{decode_chunk, encode_chunk, CHUNK_VERSION};
 use selfplay::{
     load_window, read_chunk, write_chunk, Chunk, GameRecord, ReplayError, SearchTarget,
@@ -13,7 +13,7 @@ use selfplay::{
 fn chunk(generation: u32) -> Chunk {
     Chunk {
         version: CHUNK_VERSION,
-        variant: "shakti".into(),
+        variant: VariantId::Shakti,
         rules_version: Shakti::RULES_VERSION,
         generation,
         games: vec![GameRecord {
@@ -173,4 +173,14 @@ fn huge_length_prefix_behind_a_valid_checksum_is_an_error() {
         }
         other => panic!("expected a corrupt-chunk error, got {other:?}"),
     }
+}
+
+/// The header keeps the variant as its id text (the layout of chunks
+/// written when it was a string field), so those chunks stay readable.
+#[test]
+fn header_holds_the_variant_as_text() {
+    let bytes = encode_chunk(&chunk(1));
+    // Magic (8 bytes) and sha256 (32), then bincode: version 1 (a varint),
+    // the id's length and its text.
+    assert_eq!(&bytes[40..48], b"\x01\x06shakti");
 }

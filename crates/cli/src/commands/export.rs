@@ -43,7 +43,7 @@ pub fn run(args: ExportArgs) -> Result<()> {
 
 fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     if !args.force {
-        check_same_variant(&args.out, &G::VARIANT.to_string())?;
+        check_same_variant(&args.out, G::VARIANT)?;
     }
     let device = model::Backend::Cpu.device()?;
     let (net, mut meta) = load_bundle::<G>(&args.model, &device)?;
@@ -57,7 +57,7 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     }
     let mut lineage = meta.take_lineage();
     if let Some(path) = &args.promoted_by {
-        let promotion = Promotion::from_match_json(&read_json(path)?, &G::VARIANT.to_string())
+        let promotion = Promotion::from_match_json(&read_json(path)?, G::VARIANT)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         check_players(&promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
@@ -83,7 +83,7 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
 /// variant than `variant` (`--force` skips this). Anything else at `out`
 /// (nothing, an empty folder, a bundle of `variant`, a folder that is not
 /// a bundle) is left to `save_bundle`'s own checks.
-fn check_same_variant(out: &Path, variant: &str) -> Result<()> {
+fn check_same_variant(out: &Path, variant: rules::VariantId) -> Result<()> {
     let Ok(text) = std::fs::read(out.join(model::bundle::META_FILE)) else {
         return Ok(());
     };
@@ -91,7 +91,7 @@ fn check_same_variant(out: &Path, variant: &str) -> Result<()> {
         .ok()
         .and_then(|m| m["variant"].as_str().map(str::to_string));
     match existing {
-        Some(existing) if existing != variant => Err(anyhow!(
+        Some(existing) if existing != variant.as_str() => Err(anyhow!(
             "--out {} holds a {existing} bundle, --model is a {variant} bundle; \
              refusing to replace it (use another --out, or --force to replace it)",
             out.display()

@@ -5,6 +5,7 @@
 //! publish it (bundle, ledger, pointer, in that order).
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::ops::RangeInclusive;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -179,8 +180,8 @@ pub fn run_trainer<E: Encode>(
         }
         let g = pointer.generation + 1;
         let oldest = g.saturating_sub(config.training.replay_window);
-        let window = (oldest, pointer.generation);
-        let Some(fresh) = due::<E>(&store, config, &mut replay, window)? else {
+        let window = oldest..=pointer.generation;
+        let Some(fresh) = due::<E>(&store, config, &mut replay, &window)? else {
             if options.play {
                 let playing = Playing {
                     generation: best.generation,
@@ -202,7 +203,7 @@ pub fn run_trainer<E: Encode>(
             }
             continue;
         };
-        load_window::<E>(&store, &mut replay, window)?;
+        load_window::<E>(&store, &mut replay, &window)?;
         let trained =
             train_generation::<E>(config, (g, net, &prev), &replay, &fresh, device, options)?;
         let as_best = Best {
@@ -568,15 +569,15 @@ fn first_bundle<E: Encode>(
     Ok(Opened::new(pointer, net, meta))
 }
 
-/// The chunk keys in the replay window (bundle generations `oldest` to
-/// `newest`): one listing of `replay/` (objects directly in it, or in a
+/// The chunk keys in the replay `window` (the bundle generations, oldest
+/// to newest): one listing of `replay/` (objects directly in it, or in a
 /// folder that is not a generation's, are noted as skipped, once, with a
 /// warning) and one per generation folder in the window, so a poll costs
 /// the same however long the run.
 fn window_keys(
     store: &Store,
     replay: &mut Replay,
-    (oldest, newest): (u32, u32),
+    window: &RangeInclusive<u32>,
 ) -> Result<Vec<(String, ChunkKey)>> {
     let (loose, folders) = store.list_folder(keys::REPLAY)?;
     for o in loose {
@@ -597,7 +598,7 @@ fn window_keys(
             }
             continue;
         };
-        if b < oldest || b > newest {
+        if !window.contains(&b) {
             continue;
         }
         for o in store.list(&folder)? {
@@ -618,7 +619,7 @@ fn due<E: Encode>(
     store: &Store,
     config: &RunConfig,
     replay: &mut Replay,
-    window: (u32, u32),
+    window: &RangeInclusive<u32>,
 ) -> Result<Option<Fresh>> {
     let mut new = Vec::new();
     for (key, k) in window_keys(store, replay, window)? {
@@ -688,7 +689,11 @@ fn skip(store: &Store, replay: &mut Replay, key: &str, reason: String) {
 
 /// Read the chunks of the window that earlier generations counted and the
 /// cache lacks (after a restart).
-fn load_window<E: Encode>(store: &Store, replay: &mut Replay, window: (u32, u32)) -> Result<()> {
+fn load_window<E: Encode>(
+    store: &Store,
+    replay: &mut Replay,
+    window: &RangeInclusive<u32>,
+) -> Result<()> {
     for (key, k) in window_keys(store, replay, window)? {
         if !replay.seen.contains(&key) || replay.cache.contains_key(&key) {
             continue;

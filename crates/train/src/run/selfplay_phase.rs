@@ -194,7 +194,7 @@ pub(crate) fn play_chunk<E: Encode>(
     );
     let chunk = Chunk {
         version: selfplay::replay::CHUNK_VERSION,
-        variant: E::VARIANT.to_string(),
+        variant: E::VARIANT,
         rules_version: E::RULES_VERSION,
         generation: label,
         games: part_games,
