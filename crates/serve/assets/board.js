@@ -22,6 +22,8 @@ export function drawBoard(container, game, ui) {
   container.innerHTML = '';
   container.className = `board board-${board.style}`;
   container.style.gridTemplateColumns = `repeat(${board.width}, var(--sq))`;
+  // The square size shares the window's width among the files (style.css).
+  document.documentElement.style.setProperty('--files', board.width);
   if (ui.onSize) ui.onSize(board.height);
   board.squares.forEach((sq, i) => {
     const file = i % board.width;

@@ -7,7 +7,7 @@
 // the end is finished by clicking; a screenshot of the page mid-game goes
 // to $SCREENSHOTS/<variant>.png. Then one whole game, bot against bot.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -29,6 +29,8 @@ const LAST_MOVES = [
 
 let failures = 0;
 async function test(name, body) {
+  // ONLY=REGEX runs the tests whose name matches (while editing the page).
+  if (process.env.ONLY && !new RegExp(process.env.ONLY).test(name)) return;
   const started = Date.now();
   try {
     await body();
@@ -82,6 +84,20 @@ async function main() {
       '--no-first-run', '--disable-component-update', '--disable-sync',
     ],
   });
+  // LAB_ASSETS=crates/serve/assets serves the page's files from that
+  // folder instead of the binary's copies: edit and rerun without a rebuild.
+  if (process.env.LAB_ASSETS) {
+    const types = { html: 'text/html', js: 'text/javascript', css: 'text/css' };
+    const serveFile = (name) => (route) =>
+      route.fulfill({
+        body: readFileSync(join(process.env.LAB_ASSETS, name)),
+        contentType: `${types[name.split('.').pop()]}; charset=utf-8`,
+      });
+    await context.route(/\/assets\/[a-z]+\.(js|css|html)$/, (route) =>
+      serveFile(new URL(route.request().url()).pathname.split('/').pop())(route),
+    );
+    await context.route((url) => url.pathname === '/', serveFile('index.html'));
+  }
   const page = context.pages()[0] || (await context.newPage());
   page.on('pageerror', (e) => {
     failures += 1;
@@ -243,6 +259,40 @@ async function main() {
     assert(!list.sideways && list.allWithin, 'the move list overflows sideways');
     assert(list.lastVisible, 'the newest move is scrolled into view');
     assert(list.lastText === 'm300', `last item ${list.lastText}`);
+  });
+
+  await test('a phone (390x844) shows the whole board, the panel under it', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const variant of ['hnefatafl', 'viking', 'losers', 'shakti']) {
+        await open(page, { variant, players: 'first' });
+        const fit = await page.evaluate(() => {
+          const box = document.getElementById('board').getBoundingClientRect();
+          const square = document.querySelector('#board .square').getBoundingClientRect();
+          const aside = document.querySelector('aside').getBoundingClientRect();
+          return {
+            scrollWidth: document.scrollingElement.scrollWidth,
+            left: box.left,
+            right: box.right,
+            bottom: box.bottom,
+            square: square.width,
+            asideTop: aside.top,
+          };
+        });
+        const wide = await page.evaluate(() =>
+          [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > 390)
+            .map((e) => `${e.tagName}#${e.id}.${e.className}:${Math.round(e.getBoundingClientRect().right)}`)
+            .slice(0, 5),
+        );
+        assert(fit.scrollWidth <= 390, `${variant}: the page is ${fit.scrollWidth}px wide (${wide})`);
+        assert(fit.left >= 0 && fit.right <= 390, `${variant}: the board spans ${fit.left}..${fit.right}`);
+        assert(fit.square >= 24, `${variant}: squares of ${fit.square}px`);
+        assert(fit.asideTop >= fit.bottom, `${variant}: the panel (top ${fit.asideTop}) is beside the board (bottom ${fit.bottom})`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
   });
 
   await test('losers: a whole game, bot against bot', async () => {
