@@ -72,7 +72,23 @@ function render() {
   // Stop belongs to watch mode (bot against bot) only.
   $('stop').hidden = $('players').value !== 'watch';
   $('position-text').textContent = game.position;
+  saveAddress();
   document.body.dataset.state = game.outcome ? 'over' : lab.busy ? 'thinking' : 'idle';
+}
+
+/// Keep the game and the menus in the address, so a reload (or a
+/// bookmark, within the server's idle timeout) comes back to this game.
+function saveAddress() {
+  const params = new URLSearchParams();
+  params.set('variant', lab.game.variant);
+  params.set('players', $('players').value);
+  params.set('level', $('level').value);
+  const nodes = parseInt($('nodes').value, 10);
+  if (nodes > 0) params.set('nodes', nodes);
+  if (lab.game.start !== 'startpos') params.set('position', lab.game.start);
+  params.set('game', lab.game.id);
+  const address = `?${params}`;
+  if (location.search !== address) history.replaceState(null, '', address);
 }
 
 /// The powers panel, from the board's `powers` (kind, name, uses per
@@ -236,8 +252,10 @@ function botRequest() {
   return request;
 }
 
-async function startGame() {
-  lab.error = '';
+/// Start a new game from the menus; `note` is shown as the error line
+/// (why an old game could not be restored).
+async function startGame(note = '') {
+  lab.error = note;
   lab.watching = $('players').value === 'watch';
   lab.wdl = null;
   lab.last = [];
@@ -271,9 +289,13 @@ async function main() {
     $('level').appendChild(o);
   }
   const params = new URLSearchParams(location.search);
-  if (params.get('variant')) $('variant').value = params.get('variant');
-  if (params.get('players')) $('players').value = params.get('players');
+  // A menu takes the address's value only when it offers it.
+  for (const menu of ['variant', 'players', 'level']) {
+    const value = params.get(menu);
+    if ([...$(menu).options].some((o) => o.value === value)) $(menu).value = value;
+  }
   if (params.get('position')) $('position').value = params.get('position');
+  if (parseInt(params.get('nodes'), 10) > 0) $('nodes').value = params.get('nodes');
   // A new variant starts its game at once (the old position box text
   // belongs to the old variant): the board and the "Measured" line agree.
   $('variant').addEventListener('change', () => {
@@ -281,7 +303,7 @@ async function main() {
     describeVariant();
     startGame();
   });
-  $('new-game').addEventListener('click', startGame);
+  $('new-game').addEventListener('click', () => startGame());
   $('pass').addEventListener('click', () => {
     const pass = lab.game.legal.find((m) => m.kind === 'pass');
     if (pass) humanMove(pass.move, []);
@@ -302,6 +324,23 @@ async function main() {
   $('retry').addEventListener('click', retry);
   $('nodes').addEventListener('change', retry);
   $('level').addEventListener('change', retry);
+  // The address names a game (a reload): take it up where it was.
+  const id = params.get('game');
+  if (id) {
+    try {
+      const game = await api.getGame(id);
+      $('variant').value = game.variant;
+      describeVariant();
+      lab.watching = $('players').value === 'watch';
+      setState(game, []);
+      maybeBot();
+      return;
+    } catch (e) {
+      describeVariant();
+      await startGame(`The game of the address is gone (${e.message}); this is a new one.`);
+      return;
+    }
+  }
   describeVariant();
   await startGame();
 }

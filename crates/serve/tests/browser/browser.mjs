@@ -28,6 +28,8 @@ const LAST_MOVES = [
 ];
 
 let failures = 0;
+// Game ids a test asks for on purpose, knowing the server has no such game.
+const GONE = ['0123456789abcdef0123456789abcdef'];
 async function test(name, body) {
   // ONLY=REGEX runs the tests whose name matches (while editing the page).
   if (process.env.ONLY && !new RegExp(process.env.ONLY).test(name)) return;
@@ -105,7 +107,7 @@ async function main() {
   });
   // Every resource the page asks for exists.
   page.on('response', (r) => {
-    if (r.status() === 404) {
+    if (r.status() === 404 && !GONE.some((id) => r.url().endsWith(`/api/games/${id}`))) {
       failures += 1;
       console.log(`FAIL 404: ${r.url()}`);
     }
@@ -259,6 +261,37 @@ async function main() {
     assert(!list.sideways && list.allWithin, 'the move list overflows sideways');
     assert(list.lastVisible, 'the newest move is scrolled into view');
     assert(list.lastText === 'm300', `last item ${list.lastText}`);
+  });
+
+  await test('a reload keeps the game, its moves and the menus', async () => {
+    const start = await open(page, { variant: 'viking', players: 'first' });
+    await page.selectOption('#level', 'casual');
+    for (let turn = 0; turn < 2; turn += 1) {
+      const before = await game(page);
+      await clickMove(page, before.legal.find((m) => m.kind === 'move'));
+      await page.waitForFunction((n) => window.lab.game.moves.length >= n, before.moves.length + 2, { timeout: 30000 });
+      await settle(page);
+    }
+    const played = await game(page);
+    assert(played.moves.length === 4 && played.id === start.id, `moves ${played.moves}`);
+    assert(page.url().includes(`game=${played.id}`), `address ${page.url()}`);
+    await page.reload();
+    await settle(page);
+    const back = await game(page);
+    assert(back.id === played.id, `game ${back.id}, was ${played.id}`);
+    assert(back.position === played.position, `position ${back.position}, was ${played.position}`);
+    assert(JSON.stringify(back.moves) === JSON.stringify(played.moves), `moves ${back.moves}, were ${played.moves}`);
+    assert((await page.locator('#moves li').count()) === 4, 'the move list is shown');
+    const squares = await page.locator('#board .square').count();
+    assert(squares === 12 * 7, `the board has ${squares} squares`);
+    const menus = await page.evaluate(() => ['variant', 'players', 'level', 'nodes'].map((id) => document.getElementById(id).value));
+    assert(JSON.stringify(menus) === JSON.stringify(['viking', 'first', 'casual', NODES]), `menus ${menus}`);
+    // A game the server no longer has: a new one, and a word why.
+    await page.goto(`${BASE}/?variant=losers&players=first&game=${GONE[0]}`);
+    await settle(page);
+    const fresh = await game(page);
+    assert(fresh.variant === 'losers' && fresh.moves.length === 0, 'a new game');
+    assert(/gone/.test(await page.textContent('#error')), 'the page says the old game is gone');
   });
 
   await test('a phone (390x844) shows the whole board, the panel under it', async () => {
