@@ -16,6 +16,7 @@ const lab = {
   busy: false, // a request is in flight
   watching: false, // bot against bot is running
   wdl: null, // the bot's latest WDL, first player's view
+  flipped: false, // the board is drawn turned half round (second player at the bottom)
   error: '',
 };
 window.lab = lab; // for the browser tests and the curious
@@ -50,11 +51,14 @@ function render() {
     sel: lab.sel,
     targets: targets(game.legal, lab.kind, lab.sel),
     last: lab.last,
+    flipped: lab.flipped,
     onClick: onSquare,
     onSize: (ranks) => {
       $('eval').style.height = `calc(var(--sq) * ${ranks})`;
     },
   });
+  // The bar fills from the first player's end of the board.
+  $('eval').classList.toggle('flipped', lab.flipped);
   renderPowers(info);
   renderMoves(info);
   renderEval(info);
@@ -245,6 +249,12 @@ async function maybeBot() {
   else maybeBot();
 }
 
+/// The board starts with the human's side at the bottom: flipped when
+/// the human plays second.
+function defaultFlip() {
+  return $('players').value === 'second';
+}
+
 function botRequest() {
   const request = { level: $('level').value };
   const nodes = parseInt($('nodes').value, 10);
@@ -261,6 +271,7 @@ async function startGame(note = '') {
   lab.last = [];
   lab.kind = 'move';
   $('pv').textContent = '';
+  lab.flipped = defaultFlip();
   try {
     const game = await api.newGame($('variant').value, $('position').value.trim() || undefined);
     lab.busy = false;
@@ -310,8 +321,13 @@ async function main() {
   });
   $('players').addEventListener('change', () => {
     lab.watching = $('players').value === 'watch';
+    lab.flipped = defaultFlip();
     render();
     maybeBot();
+  });
+  $('flip').addEventListener('click', () => {
+    lab.flipped = !lab.flipped;
+    render();
   });
   $('stop').addEventListener('click', () => {
     lab.watching = false;
@@ -332,6 +348,7 @@ async function main() {
       $('variant').value = game.variant;
       describeVariant();
       lab.watching = $('players').value === 'watch';
+      lab.flipped = defaultFlip();
       setState(game, []);
       maybeBot();
       return;

@@ -25,7 +25,9 @@ export function drawBoard(container, game, ui) {
   // The square size shares the window's width among the files (style.css).
   document.documentElement.style.setProperty('--files', board.width);
   if (ui.onSize) ui.onSize(board.height);
-  board.squares.forEach((sq, i) => {
+  // Flipped: turned half round, the first rank at the top.
+  const squares = ui.flipped ? [...board.squares].reverse() : board.squares;
+  squares.forEach((sq, i) => {
     const file = i % board.width;
     const row = Math.floor(i / board.width);
     const cell = document.createElement('div');

@@ -294,6 +294,35 @@ async function main() {
     assert(/gone/.test(await page.textContent('#error')), 'the page says the old game is gone');
   });
 
+  await test('the board flips: a button, and the second player at the bottom when the human plays second', async () => {
+    // Where a1 is drawn, against h8: bottom-left, or top-right when flipped.
+    const a1 = () =>
+      page.evaluate(() => {
+        const at = (name) => document.querySelector(`[data-square="${name}"]`).getBoundingClientRect();
+        const [a, h] = [at('a1'), at('h8')];
+        if (a.top > h.top && a.left < h.left) return 'bottom-left';
+        if (a.top < h.top && a.left > h.left) return 'top-right';
+        return `elsewhere (${a.left},${a.top} against ${h.left},${h.top})`;
+      });
+    await open(page, { variant: 'losers', players: 'first' });
+    assert((await a1()) === 'bottom-left', `playing first, a1 is ${await a1()}`);
+    await page.click('#flip');
+    assert((await a1()) === 'top-right', `flipped, a1 is ${await a1()}`);
+    const fill = await page.evaluate(() => getComputedStyle(document.getElementById('eval-fill')).top);
+    assert(fill === '0px', `the bar fills from the top when flipped (top ${fill})`);
+    await page.click('#flip');
+    assert((await a1()) === 'bottom-left', `flipped back, a1 is ${await a1()}`);
+    await open(page, { variant: 'losers', players: 'second' });
+    assert((await a1()) === 'top-right', `playing second, a1 is ${await a1()}`);
+    // The flipped board still plays by clicks.
+    const before = await game(page);
+    assert(before.side_to_move === 'second', 'the bot has moved first');
+    await clickMove(page, before.legal[0]);
+    await page.waitForFunction((n) => window.lab.game.moves.length >= n, before.moves.length + 2, { timeout: 30000 });
+    await settle(page);
+    assert((await a1()) === 'top-right', `still flipped: a1 is ${await a1()}`);
+  });
+
   await test('a phone (390x844) shows the whole board, the panel under it', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
