@@ -27,6 +27,12 @@ pub trait Describe: Game {
     /// games can be PGN (`docs/rules.md` §1–2).
     const CHESS_NOTATION: bool;
 
+    /// The colour of the first and the second player's pieces
+    /// ([`Figure::colour`]), for a reader that colours a side (an
+    /// evaluation bar, a result): `[Light, Dark]` in chess, `[Dark, Light]`
+    /// in tafl, whose attackers have the dark pieces.
+    const COLOURS: [Shade; 2];
+
     /// The board as it stands: every square with its piece, its mark and
     /// the powers left to each side.
     fn board_view(&self) -> BoardView;

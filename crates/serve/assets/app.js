@@ -152,14 +152,15 @@ function renderMoves(info) {
 function renderEval(info) {
   const bar = $('eval-fill');
   const label = $('eval-label');
+  // Each side's share in the colour of its pieces (the variant's colours).
+  bar.style.background = `var(--piece-${info.colours[0]})`;
+  $('eval').style.background = `var(--piece-${info.colours[1]})`;
   const outcome = lab.game.outcome;
   if (outcome) {
     // The game is decided: the bar shows the result, not a guess.
     const first = outcome.winner === 'first' ? 1 : outcome.winner === 'second' ? 0 : 0.5;
     bar.style.height = `${first * 100}%`;
-    label.textContent = outcome.winner
-      ? `Result: ${info.sides[outcome.winner === 'first' ? 0 : 1]} won`
-      : 'Result: draw';
+    label.textContent = `Result: ${resultText(info, outcome)}`;
     return;
   }
   if (!lab.wdl) {
@@ -174,14 +175,38 @@ function renderEval(info) {
   label.textContent = `${info.sides[0]}: W ${pct(w)} D ${pct(d)} L ${pct(l)}`;
 }
 
+/// Words for the rules' end reasons (`outcome.reason`, the same codes in
+/// every variant); a code missing here is split into its words.
+const REASONS = {
+  Checkmate: 'checkmate',
+  BareKing: 'bare king',
+  Stalemate: 'stalemate',
+  NoMovesEitherSide: 'neither side can move',
+  NoLegalAction: 'no legal move',
+  ThreefoldRepetition: 'threefold repetition',
+  FiftyMoveRule: 'fifty-move rule',
+  InsufficientMaterial: 'insufficient material',
+  KingEscaped: 'the king escaped',
+  KingCaptured: 'the king was captured',
+  PlyCap: 'move limit',
+};
+
+function reasonText(reason) {
+  return REASONS[reason] || reason.replace(/([a-z])([A-Z])/g, '$1 $2').toLowerCase();
+}
+
+/// "SIDE won: REASON" or "Draw: REASON", in words.
+function resultText(info, outcome) {
+  const who = outcome.winner ? `${info.sides[outcome.winner === 'first' ? 0 : 1]} won` : 'Draw';
+  return `${who}: ${reasonText(outcome.reason)}`;
+}
+
 function renderStatus(info) {
   const game = lab.game;
   const side = info.sides[game.side_to_move === 'first' ? 0 : 1];
   let text;
   if (game.outcome) {
-    const winner = game.outcome.winner;
-    const who = winner ? `${info.sides[winner === 'first' ? 0 : 1]} win` : 'Draw';
-    text = `Game over: ${who} (${game.outcome.reason})`;
+    text = `Game over. ${resultText(info, game.outcome)}`;
   } else if (lab.busy) {
     text = `${side} to move: the bot is thinking…`;
   } else {

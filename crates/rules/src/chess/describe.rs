@@ -24,6 +24,7 @@ impl<V: ChessVariant> Describe for Chess<V> {
     const SIDES: [&'static str; 2] = ["White", "Black"];
     const GEOMETRY: Geometry = Geometry::new(V::WIDTH, V::HEIGHT);
     const CHESS_NOTATION: bool = true;
+    const COLOURS: [Shade; 2] = [Shade::Light, Shade::Dark];
 
     /// Squares are dark where the file and the rank counted from a1 are
     /// both even or both odd: a1 is dark on every board, as in FIDE chess
@@ -50,11 +51,7 @@ impl<V: ChessVariant> Describe for Chess<V> {
                     name,
                     symbol,
                     shape: Shape::Glyph,
-                    colour: if colour == 0 {
-                        Shade::Light
-                    } else {
-                        Shade::Dark
-                    },
+                    colour: Self::COLOURS[colour & 1],
                 });
             }
             square

@@ -13,6 +13,7 @@ impl Describe for Shakti {
     const SIDES: [&'static str; 2] = ["White", "Black"];
     const GEOMETRY: Geometry = GEOMETRY;
     const CHESS_NOTATION: bool = false;
+    const COLOURS: [Shade; 2] = [Shade::Light, Shade::Dark];
 
     /// Kings are crowned discs (White's ♔, Black's ♚), warriors small
     /// plain discs; White light, Black dark.
@@ -22,10 +23,8 @@ impl Describe for Shakti {
             let bit = 1u64 << sq;
             square.hole = self.tiles() & bit == 0;
             for side in [Player::First, Player::Second] {
-                let (white, colour) = match side {
-                    Player::First => (true, Shade::Light),
-                    Player::Second => (false, Shade::Dark),
-                };
+                let white = side == Player::First;
+                let colour = Self::COLOURS[side.index()];
                 let piece = if self.king(side) == sq {
                     Some(('K', "king", if white { "♔" } else { "♚" }, Shape::Disc))
                 } else if self.warriors(side) & bit != 0 {

@@ -20,11 +20,11 @@ const NODES = '16'; // bot budget in these tests: quick, still a real search
 const VARIANTS = ['losers', 'viking', 'hnefatafl', 'loki', 'shakti'];
 // Positions one move from the end: [variant, players, position, clicks, winner text].
 const LAST_MOVES = [
-  ['losers', 'first', '4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1', ['e1', 'e2'], 'Black win'],
-  ['viking', 'first', 'k11/2K9/12/12/12/12/1Q10 w - - 0 1', ['b1', 'b7'], 'White win'],
-  ['hnefatafl', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d', ['b1', 'a1'], 'Defenders win'],
-  ['loki', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d 3333/3333 -', ['b1', 'a1'], 'Defenders win'],
-  ['shakti', 'first', 'kx5/xxW4/7/7/7/7/6K w', ['c6', 'c7'], 'White win'],
+  ['losers', 'first', '4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1', ['e1', 'e2'], 'Black won: bare king'],
+  ['viking', 'first', 'k11/2K9/12/12/12/12/1Q10 w - - 0 1', ['b1', 'b7'], 'White won: checkmate'],
+  ['hnefatafl', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d', ['b1', 'a1'], 'Defenders won: the king escaped'],
+  ['loki', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d 3333/3333 -', ['b1', 'a1'], 'Defenders won: the king escaped'],
+  ['shakti', 'first', 'kx5/xxW4/7/7/7/7/6K w', ['c6', 'c7'], 'White won: checkmate'],
 ];
 
 let failures = 0;
@@ -166,11 +166,12 @@ async function main() {
       assert(start.position.startsWith(position.split(' ')[0]), 'the page started from the position');
       for (const sq of clicks) await clickSquare(page, sq);
       await page.waitForFunction(() => document.body.dataset.state === 'over', null, { timeout: 10000 });
+      // The result in words: the side's name, "won", the reason (no code).
       const status = await page.textContent('#status');
       assert(status.includes('Game over') && status.includes(winner), `status: ${status}`);
       // The evaluation bar shows the result, never a contradicting guess.
       const label = await page.textContent('#eval-label');
-      assert(label.startsWith('Result:') && label.includes(winner.split(' ')[0]), `eval label: ${label}`);
+      assert(label.startsWith('Result:') && label.includes(winner), `eval label: ${label}`);
       const over = await game(page);
       const height = await page.evaluate(() => document.getElementById('eval-fill').style.height);
       const expected = over.outcome.winner === 'first' ? '100%' : over.outcome.winner === 'second' ? '0%' : '50%';
@@ -321,6 +322,24 @@ async function main() {
     await page.waitForFunction((n) => window.lab.game.moves.length >= n, before.moves.length + 2, { timeout: 30000 });
     await settle(page);
     assert((await a1()) === 'top-right', `still flipped: a1 is ${await a1()}`);
+  });
+
+  await test("the evaluation bar takes the sides' piece colours", async () => {
+    // [variant, the first player's piece colour]: tafl attackers are dark.
+    for (const [variant, first] of [['losers', 'light'], ['hnefatafl', 'dark'], ['shakti', 'light']]) {
+      await open(page, { variant, players: 'first' });
+      const shades = await page.evaluate(() => {
+        const shade = (el) => {
+          const [r, g, b] = getComputedStyle(el).backgroundColor.match(/\d+/g).map(Number);
+          return (r + g + b) / 3 > 128 ? 'light' : 'dark';
+        };
+        return [shade(document.getElementById('eval-fill')), shade(document.getElementById('eval'))];
+      });
+      const second = first === 'light' ? 'dark' : 'light';
+      assert(shades[0] === first && shades[1] === second, `${variant}: bar ${shades}, pieces ${first}, ${second}`);
+      const listed = await page.evaluate((v) => window.lab.info.variants.find((x) => x.id === v).colours, variant);
+      assert(listed[0] === first, `${variant}: /api/variants colours ${listed}`);
+    }
   });
 
   await test('a phone (390x844) shows the whole board, the panel under it', async () => {
