@@ -108,6 +108,9 @@ pub struct BoardView {
     /// The powers of the variant with the uses left to each side, in
     /// their order in the notation (empty for a variant without powers).
     pub powers: Vec<PowerView>,
+    /// The square of the side to move's king when it is in check, in a
+    /// variant with check (`None` otherwise, and in a variant without).
+    pub check: Option<String>,
 }
 
 /// One square of a [`BoardView`].
@@ -228,6 +231,7 @@ impl BoardView {
             style,
             squares,
             powers,
+            check: None,
         }
     }
 }
@@ -290,5 +294,6 @@ mod tests {
         let json = serde_json::to_value(&board).unwrap();
         assert_eq!(json["style"], "lines");
         assert_eq!(json["squares"][0]["mark"], serde_json::Value::Null);
+        assert_eq!(json["check"], serde_json::Value::Null);
     }
 }

@@ -16,6 +16,7 @@ const lab = {
   busy: false, // a request is in flight
   watching: false, // bot against bot is running
   wdl: null, // the bot's latest WDL, first player's view
+  pv: [], // the bot's latest principal variation (move tokens)
   flipped: false, // the board is drawn turned half round (second player at the bottom)
   error: '',
 };
@@ -73,8 +74,11 @@ function render() {
   }
   const pass = game.legal.find((m) => m.kind === 'pass');
   $('pass').hidden = !pass || mover() !== 'human';
-  // Stop belongs to watch mode (bot against bot) only.
-  $('stop').hidden = $('players').value !== 'watch';
+  // Stop and Resume belong to watch mode (bot against bot) only.
+  const watch = $('players').value === 'watch';
+  $('stop').hidden = !watch || !lab.watching;
+  $('resume').hidden = !watch || lab.watching || !!game.outcome;
+  renderPv();
   $('position-text').textContent = game.position;
   saveAddress();
   document.body.dataset.state = game.outcome ? 'over' : lab.busy ? 'thinking' : 'idle';
@@ -135,6 +139,19 @@ function renderPowers(info) {
     row.append(cell('th', info.sides[side]), ...powers.map((p) => cell('td', p.uses[side])));
     table.appendChild(row);
   }
+}
+
+/// The principal variation, one unbreakable span per move.
+function renderPv() {
+  const pv = $('pv');
+  pv.innerHTML = '';
+  lab.pv.forEach((m, i) => {
+    if (i > 0) pv.append(' ');
+    const span = document.createElement('span');
+    span.className = 'pv-move';
+    span.textContent = m;
+    pv.appendChild(span);
+  });
 }
 
 function renderMoves(info) {
@@ -207,10 +224,10 @@ function renderStatus(info) {
   let text;
   if (game.outcome) {
     text = `Game over. ${resultText(info, game.outcome)}`;
-  } else if (lab.busy) {
-    text = `${side} to move: the bot is thinking…`;
   } else {
-    text = `${side} to move${mover() === 'human' ? ' (you)' : ''}`;
+    const check = game.board.check ? ', in check' : '';
+    const who = lab.busy ? ': the bot is thinking…' : mover() === 'human' ? ' (you)' : '';
+    text = `${side} to move${check}${who}`;
   }
   $('status').textContent = text;
   $('error').textContent = lab.error;
@@ -261,7 +278,7 @@ async function maybeBot() {
     lab.wdl = answer.bot.wdl_first;
     // The bot's move was legal in the state before it: its click path is there.
     const path = lab.game.legal.find((m) => m.move === answer.bot.move)?.path || [];
-    $('pv').textContent = answer.bot.pv.join(' ');
+    lab.pv = answer.bot.pv;
     setState(answer, path);
   } catch (e) {
     lab.busy = false;
@@ -295,8 +312,8 @@ async function startGame(note = '') {
   lab.wdl = null;
   lab.last = [];
   lab.kind = 'move';
-  $('pv').textContent = '';
   lab.flipped = defaultFlip();
+  lab.pv = [];
   try {
     const game = await api.newGame($('variant').value, $('position').value.trim() || undefined);
     lab.busy = false;
@@ -356,6 +373,12 @@ async function main() {
   });
   $('stop').addEventListener('click', () => {
     lab.watching = false;
+    render();
+  });
+  $('resume').addEventListener('click', () => {
+    lab.watching = true;
+    render();
+    maybeBot();
   });
   const retry = () => {
     if (!lab.error || mover() !== 'bot') return;

@@ -38,6 +38,7 @@ export function drawBoard(container, game, ui) {
     if (sq.hole) cell.classList.add('hole');
     if (sq.mark) cell.classList.add(sq.mark);
     if (sq.frozen) cell.classList.add('frozen');
+    if (board.check === sq.name) cell.classList.add('check');
     if (ui.last.includes(sq.name)) cell.classList.add('last');
     if (ui.sel.includes(sq.name)) cell.classList.add('selected');
     if (ui.targets.has(sq.name)) cell.classList.add('target');

@@ -296,6 +296,31 @@ async fn one_move_from_the_end_finishes_every_variant() {
 }
 
 #[tokio::test]
+async fn the_variants_side_colours_and_the_check_square() {
+    let service = service();
+    let (_, body) = get(&service, "/api/variants").await;
+    let colours = |id: &str| {
+        body["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == json!(id))
+            .unwrap()["colours"]
+            .clone()
+    };
+    assert_eq!(colours("losers"), json!(["light", "dark"]));
+    assert_eq!(colours("hnefatafl"), json!(["dark", "light"]));
+    assert_eq!(colours("shakti"), json!(["light", "dark"]));
+    // Black's king on e8 in check from the rook on e2; none at the start.
+    let game = new_game(&service, "losers", Some("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1")).await;
+    assert_eq!(game["board"]["check"], json!("e8"));
+    let game = new_game(&service, "viking", None).await;
+    assert_eq!(game["board"]["check"], Value::Null);
+    let game = new_game(&service, "hnefatafl", None).await;
+    assert_eq!(game["board"]["check"], Value::Null);
+}
+
+#[tokio::test]
 async fn bad_input_gets_a_4xx_naming_the_problem() {
     let service = service();
     let game = new_game(&service, "losers", None).await;

@@ -32,7 +32,7 @@ impl<V: ChessVariant> Describe for Chess<V> {
     /// square dark too).
     fn board_view(&self) -> BoardView {
         let geometry = Self::GEOMETRY;
-        BoardView::build(geometry, BoardStyle::Checkered, Vec::new(), |sq| {
+        let mut view = BoardView::build(geometry, BoardStyle::Checkered, Vec::new(), |sq| {
             let mut square = SquareView::empty(geometry, sq);
             square.shade = Some(if (geometry.file(sq) + geometry.rank(sq)) % 2 == 0 {
                 Shade::Dark
@@ -55,7 +55,12 @@ impl<V: ChessVariant> Describe for Chess<V> {
                 });
             }
             square
-        })
+        });
+        if self.in_check() {
+            let side = self.board().side();
+            view.check = Some(geometry.name(self.board().king(side)));
+        }
+        view
     }
 }
 

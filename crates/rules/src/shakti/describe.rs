@@ -6,7 +6,7 @@ use super::Shakti;
 use crate::describe::{
     BoardStyle, BoardView, Describe, Figure, MoveShape, Shade, Shape, SquareView,
 };
-use crate::{Geometry, Player};
+use crate::{Game, Geometry, Player};
 
 impl Describe for Shakti {
     const NAME: &'static str = "Shakti";
@@ -18,7 +18,7 @@ impl Describe for Shakti {
     /// Kings are crowned discs (White's ♔, Black's ♚), warriors small
     /// plain discs; White light, Black dark.
     fn board_view(&self) -> BoardView {
-        BoardView::build(GEOMETRY, BoardStyle::Tiles, Vec::new(), |sq| {
+        let mut view = BoardView::build(GEOMETRY, BoardStyle::Tiles, Vec::new(), |sq| {
             let mut square = SquareView::empty(GEOMETRY, sq);
             let bit = 1u64 << sq;
             square.hole = self.tiles() & bit == 0;
@@ -48,7 +48,11 @@ impl Describe for Shakti {
                 }
             }
             square
-        })
+        });
+        if self.in_check() {
+            view.check = Some(GEOMETRY.name(self.king(self.side_to_move())));
+        }
+        view
     }
 
     /// The pass (`pass`) has no square; any other token is a plain move.
@@ -64,7 +68,6 @@ impl Describe for Shakti {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Game;
 
     #[test]
     fn holes_pieces_and_the_pass() {

@@ -210,13 +210,58 @@ async function main() {
     assert(!listed || strength.includes(listed), `strength line: ${strength}`);
   });
 
-  await test('Stop shows in watch mode only', async () => {
+  await test('Stop and Resume show in watch mode only; Resume goes on watching', async () => {
     await open(page, { variant: 'shakti', players: 'first' });
     assert(!(await page.isVisible('#stop')), 'Stop shown while playing');
+    assert(!(await page.isVisible('#resume')), 'Resume shown while playing');
     await page.selectOption('#players', 'watch');
     await page.waitForFunction(() => !document.getElementById('stop').hidden, null, { timeout: 5000 });
+    assert(!(await page.isVisible('#resume')), 'Resume shown while watching');
     await page.click('#stop');
     await settle(page);
+    assert(!(await page.isVisible('#stop')), 'Stop shown after stopping');
+    assert(await page.isVisible('#resume'), 'no Resume after stopping');
+    const stopped = (await game(page)).moves.length;
+    await page.waitForTimeout(600);
+    assert((await game(page)).moves.length === stopped, 'the bots played on after Stop');
+    await page.click('#resume');
+    await page.waitForFunction((n) => window.lab.game.outcome || window.lab.game.moves.length >= n + 2, stopped, { timeout: 30000 });
+    assert(await page.isVisible('#stop'), 'no Stop after resuming');
+    await page.click('#stop');
+    await settle(page);
+  });
+
+  await test('chess variants mark the king in check', async () => {
+    await open(page, { variant: 'losers', players: 'second', position: '4k3/p7/8/8/8/8/4R3/4K3 b - - 0 1' });
+    const marked = await page.evaluate(() => [...document.querySelectorAll('.square.check')].map((e) => e.dataset.square));
+    assert(JSON.stringify(marked) === '["e8"]', `check marked on ${marked}`);
+    const status = await page.textContent('#status');
+    assert(status.includes('in check'), `status: ${status}`);
+    const before = await game(page);
+    await clickMove(page, before.legal.find((m) => m.move === 'e8d8') || before.legal[0]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 1, null, { timeout: 30000 });
+    await settle(page);
+    const after = await game(page);
+    const now = await page.locator('.square.check').count();
+    assert(now === (after.board.check ? 1 : 0), `${now} squares marked, the board says ${after.board.check}`);
+  });
+
+  await test('the line (PV) wraps between moves, never inside one', async () => {
+    await open(page, { variant: 'loki', players: 'first' });
+    const pieces = await page.evaluate(() => {
+      window.lab.pv = Array.from({ length: 40 }, (_, i) => (i % 2 ? 'g:d4d6d6f6' : `x:e${(i % 9) + 1}d4`));
+      window.lab.render();
+      const spans = [...document.querySelectorAll('#pv .pv-move')];
+      const aside = document.querySelector('aside').getBoundingClientRect();
+      return {
+        count: spans.length,
+        split: spans.filter((s) => s.getClientRects().length !== 1).map((s) => s.textContent),
+        outside: spans.filter((s) => s.getBoundingClientRect().right > aside.right + 1).length,
+      };
+    });
+    assert(pieces.count === 40, `${pieces.count} moves shown`);
+    assert(pieces.split.length === 0, `moves broken across lines: ${pieces.split}`);
+    assert(pieces.outside === 0, `${pieces.outside} moves stick out of the panel`);
   });
 
   await test('the page declares its icon (a browser asks no /favicon.ico, which 404s)', async () => {
