@@ -2,7 +2,7 @@
 // bot answer or watch the bot play itself; evaluation bar, move list and
 // the game's end from the server's answers.
 import * as api from './api.js';
-import { drawBoard, click, targets } from './board.js';
+import { drawBoard, click, targets, starts, candidates } from './board.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -51,6 +51,9 @@ function render() {
   drawBoard($('board'), game, {
     sel: lab.sel,
     targets: targets(game.legal, lab.kind, lab.sel),
+    // A power's pieces to pick from are marked before the first click.
+    pickable: lab.kind !== 'move' && lab.sel.length === 0 ? starts(game.legal, lab.kind) : null,
+    preview: preview(game),
     last: lab.last,
     flipped: lab.flipped,
     onClick: onSquare,
@@ -61,6 +64,7 @@ function render() {
   // The bar fills from the first player's end of the board.
   $('eval').classList.toggle('flipped', lab.flipped);
   renderPowers(info);
+  $('hint').textContent = hintText(info);
   renderMoves(info);
   renderEval(info);
   renderStatus(info);
@@ -84,6 +88,40 @@ function render() {
   document.body.dataset.state = game.outcome ? 'over' : lab.busy ? 'thinking' : 'idle';
 }
 
+/// A selection of two squares or more that no move has completed yet is
+/// one piece's way so far (a command's first step): `{from, to, piece}`
+/// to draw the piece of `from` on `to`, else null.
+function preview(game) {
+  if (lab.sel.length < 2 || lab.choices.length > 0) return null;
+  const from = game.board.squares.find((sq) => sq.name === lab.sel[0]);
+  if (!from || !from.figure) return null;
+  return { from: lab.sel[0], to: lab.sel[lab.sel.length - 1], piece: from };
+}
+
+/// What to click next, in words: the kind of move being entered and
+/// whether its next square holds one of the mover's pieces, an enemy
+/// piece or nothing (read from the legal moves and the board).
+function hintText(info) {
+  const game = lab.game;
+  if (game.outcome || lab.busy || mover() !== 'human') return '';
+  if (lab.choices.length > 0) return 'Choose the piece to promote to.';
+  const fits = candidates(game.legal, lab.kind, lab.sel);
+  if (fits.length === 0) return '';
+  const next = new Set(fits.filter((m) => m.path.length > lab.sel.length).map((m) => m.path[lab.sel.length]));
+  const side = game.side_to_move;
+  const what = new Set(
+    game.board.squares
+      .filter((sq) => next.has(sq.name))
+      .map((sq) => (!sq.figure ? 'an empty square' : sq.figure.side === side ? 'one of your pieces' : 'an enemy piece')),
+  );
+  const power = game.board.powers.find((p) => p.kind === lab.kind);
+  const name = power ? power.name : 'Move';
+  const steps = Math.max(...fits.map((m) => m.path.length));
+  const step = steps > 1 ? ` (click ${lab.sel.length + 1} of ${steps})` : '';
+  const target = what.size === 1 ? [...what][0] : 'a marked square';
+  return `${name}: click ${target}${step}.`;
+}
+
 /// Keep the game and the menus in the address, so a reload (or a
 /// bookmark, within the server's idle timeout) comes back to this game.
 function saveAddress() {
@@ -104,6 +142,7 @@ function saveAddress() {
 function renderPowers(info) {
   const panel = $('powers');
   const powers = lab.game.board.powers;
+  $('frozen-legend').hidden = !lab.game.board.squares.some((sq) => sq.frozen) && powers.length === 0;
   panel.hidden = powers.length === 0;
   if (powers.length === 0) return;
   const legalKinds = new Set(lab.game.legal.map((m) => m.kind));
@@ -254,6 +293,7 @@ async function humanMove(move, path) {
     lab.busy = true;
     const game = await api.playMove(lab.game.id, move);
     lab.busy = false;
+    lab.kind = 'move'; // a power is chosen for one move
     setState(game, path);
   } catch (e) {
     lab.busy = false;

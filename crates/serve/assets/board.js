@@ -16,7 +16,10 @@ function pieceElement(letter, figure) {
 
 /// Draw `game.board` into `container`. `ui` holds the selection
 /// (`ui.sel`, a list of square names), the highlighted targets
-/// (`ui.targets`), the last move's squares and the click handler.
+/// (`ui.targets`), the last move's squares, whether the board is drawn
+/// flipped (`ui.flipped`), the pieces to pick from (`ui.pickable`), a
+/// half-entered move's piece to show moved (`ui.preview`) and the click
+/// handler.
 export function drawBoard(container, game, ui) {
   const { board } = game;
   container.innerHTML = '';
@@ -42,7 +45,12 @@ export function drawBoard(container, game, ui) {
     if (ui.last.includes(sq.name)) cell.classList.add('last');
     if (ui.sel.includes(sq.name)) cell.classList.add('selected');
     if (ui.targets.has(sq.name)) cell.classList.add('target');
-    if (sq.figure) cell.appendChild(pieceElement(sq.piece, sq.figure));
+    if (ui.pickable && ui.pickable.has(sq.name)) cell.classList.add('pickable');
+    // A move entered half way (a command's first step) shows its piece
+    // where the step took it.
+    const preview = ui.preview;
+    const shown = !preview ? sq : sq.name === preview.to ? preview.piece : sq.name === preview.from ? null : sq;
+    if (shown && shown.figure) cell.appendChild(pieceElement(shown.piece, shown.figure));
     if (file === 0) cell.appendChild(coord('rank', sq.name.slice(1)));
     if (row === board.height - 1) cell.appendChild(coord('file', sq.name[0]));
     cell.addEventListener('click', () => ui.onClick(sq.name));
@@ -62,6 +70,11 @@ export function candidates(legal, kind, sel) {
   return legal.filter(
     (m) => m.kind === kind && sel.length <= m.path.length && sel.every((s, i) => m.path[i] === s),
   );
+}
+
+/// The squares a move of `kind` starts from.
+export function starts(legal, kind) {
+  return new Set(legal.filter((m) => m.kind === kind && m.path.length > 0).map((m) => m.path[0]));
 }
 
 /// The squares that extend the selection `sel` towards a legal move.

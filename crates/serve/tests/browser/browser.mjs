@@ -387,6 +387,45 @@ async function main() {
     }
   });
 
+  await test('loki: powers are picked, guided, previewed and put down after use', async () => {
+    const start = await open(page, { variant: 'loki', players: 'first' });
+    assert(await page.isVisible('#frozen-legend'), 'no legend for the frozen ring');
+    const kinds = [...new Set(start.legal.map((m) => m.kind))];
+    const command = start.legal.find((m) => m.kind === 'command' && m.path.length === 3);
+    assert(command, `a command at the start (kinds ${kinds})`);
+    await page.click('#power-buttons [data-kind="command"]');
+    const pickable = await page.evaluate(() => [...document.querySelectorAll('.square.pickable')].map((e) => e.dataset.square));
+    const from = new Set(start.legal.filter((m) => m.kind === 'command').map((m) => m.path[0]));
+    assert(pickable.length === from.size && pickable.every((sq) => from.has(sq)), `pickable ${pickable}`);
+    let hint = await page.textContent('#hint');
+    assert(hint.startsWith('Command: click one of your pieces'), `hint: ${hint}`);
+    await clickSquare(page, command.path[0]);
+    await clickSquare(page, command.path[1]);
+    // The piece is drawn on its first step's square while the second is chosen.
+    const shown = await page.evaluate(([a, b]) => {
+      const piece = (sq) => document.querySelector(`[data-square="${sq}"] .piece`)?.dataset.piece || null;
+      return [piece(a), piece(b)];
+    }, command.path);
+    const letter = start.board.squares.find((sq) => sq.name === command.path[0]).piece;
+    assert(shown[0] === null && shown[1] === letter, `shown ${shown}, the piece ${letter}`);
+    hint = await page.textContent('#hint');
+    assert(/^Command: click .* \(click 3 of 3\)/.test(hint), `hint: ${hint}`);
+    await clickSquare(page, command.path[2]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 1, null, { timeout: 30000 });
+    await settle(page);
+    assert((await page.evaluate(() => window.lab.kind)) === 'move', 'the power is still chosen');
+    assert((await page.getAttribute('#power-buttons .active', 'data-kind')) === 'move', 'Move is not the active button');
+    const exchange = (await game(page)).legal.find((m) => m.kind === 'exchange');
+    if (exchange) {
+      await page.click('#power-buttons [data-kind="exchange"]');
+      hint = await page.textContent('#hint');
+      assert(hint.startsWith('Exchange: click an enemy piece'), `hint: ${hint}`);
+      await page.click('#power-buttons [data-kind="move"]');
+    }
+    await open(page, { variant: 'losers', players: 'first' });
+    assert(!(await page.isVisible('#frozen-legend')), 'a frozen legend in chess');
+  });
+
   await test('a phone (390x844) shows the whole board, the panel under it', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     try {
