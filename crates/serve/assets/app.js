@@ -76,6 +76,8 @@ function render() {
     b.addEventListener('click', () => humanMove(m.move, m.path));
     $('promotion').appendChild(b);
   }
+  $('undo').disabled = takeBack() === 0;
+  $('move-input').placeholder = game.legal.length > 0 ? `e.g. ${game.legal[0].move}` : '';
   const pass = game.legal.find((m) => m.kind === 'pass');
   $('pass').hidden = !pass || mover() !== 'human';
   // Stop and Resume belong to watch mode (bot against bot) only.
@@ -337,6 +339,57 @@ function defaultFlip() {
   return $('players').value === 'second';
 }
 
+/// How many moves Take back undoes: against the bot, back to the human's
+/// previous turn (the bot's answer and the human's move); between two
+/// humans, one; 0 when there is nothing to take back (or in watch mode,
+/// or while the bot thinks). Sides alternate move by move.
+function takeBack() {
+  const game = lab.game;
+  const mode = $('players').value;
+  if (lab.busy || mode === 'watch') return 0;
+  const played = game.moves.length;
+  if (mode === 'human') return Math.min(1, played);
+  // The side that made the last move; the human's move is the last one
+  // when the game ended on it (or the bot has not answered yet).
+  const lastMover = game.side_to_move === 'first' ? 'second' : 'first';
+  const plies = lastMover === mode ? 1 : 2;
+  return played >= plies ? plies : 0;
+}
+
+async function undoMoves() {
+  const plies = takeBack();
+  if (plies === 0) return;
+  lab.error = '';
+  lab.busy = true;
+  try {
+    const game = await api.undo(lab.game.id, plies);
+    lab.busy = false;
+    lab.wdl = null;
+    lab.pv = [];
+    lab.kind = 'move';
+    setState(game, []);
+  } catch (e) {
+    lab.busy = false;
+    lab.error = e.message;
+    render();
+  }
+}
+
+/// A move typed in the move box: a legal move's token (as the move list
+/// writes it), played when Enter is pressed.
+function typedMove() {
+  const text = $('move-input').value.trim();
+  if (!text || lab.busy || lab.game.outcome || mover() !== 'human') return;
+  const m = lab.game.legal.find((x) => x.move.toLowerCase() === text.toLowerCase());
+  if (!m) {
+    lab.error = `${text} is not a legal move here`;
+    render();
+    return;
+  }
+  $('move-input').value = '';
+  humanMove(m.move, m.path);
+}
+
 function botRequest() {
   const request = { level: $('level').value };
   const nodes = parseInt($('nodes').value, 10);
@@ -406,6 +459,10 @@ async function main() {
     lab.flipped = defaultFlip();
     render();
     maybeBot();
+  });
+  $('undo').addEventListener('click', undoMoves);
+  $('move-input').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') typedMove();
   });
   $('flip').addEventListener('click', () => {
     lab.flipped = !lab.flipped;

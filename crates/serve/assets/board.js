@@ -53,10 +53,28 @@ export function drawBoard(container, game, ui) {
     if (shown && shown.figure) cell.appendChild(pieceElement(shown.piece, shown.figure));
     if (file === 0) cell.appendChild(coord('rank', sq.name.slice(1)));
     if (row === board.height - 1) cell.appendChild(coord('file', sq.name[0]));
-    cell.addEventListener('click', () => ui.onClick(sq.name));
     container.appendChild(cell);
   });
+  // A press on a square is a click; letting go over another square (a
+  // drag) clicks that one too, so a piece is moved by click-click or by
+  // dragging it.
+  const squareAt = (e) => e.target.closest && e.target.closest('[data-square]')?.dataset.square;
+  container.onpointerdown = (e) => {
+    const name = squareAt(e);
+    if (e.button !== 0 || !name) return;
+    pressed = name;
+    ui.onClick(name);
+  };
+  container.onpointerup = (e) => {
+    const name = squareAt(e);
+    const from = pressed;
+    pressed = null;
+    if (from && name && name !== from) ui.onClick(name);
+  };
 }
+
+/// The square the pointer went down on, until it comes up.
+let pressed = null;
 
 function coord(kind, text) {
   const el = document.createElement('span');

@@ -387,6 +387,60 @@ async function main() {
     }
   });
 
+  await test('Take back undoes your move and the bot answer', async () => {
+    const start = await open(page, { variant: 'losers', players: 'first' });
+    assert(await page.isDisabled('#undo'), 'Take back enabled before any move');
+    await clickMove(page, start.legal[0]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 2, null, { timeout: 30000 });
+    await settle(page);
+    const two = await game(page);
+    await clickMove(page, two.legal[0]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 4, null, { timeout: 30000 });
+    await settle(page);
+    await page.click('#undo');
+    await page.waitForFunction(() => window.lab.game.moves.length === 2, null, { timeout: 10000 });
+    await settle(page);
+    const back = await game(page);
+    assert(back.position === two.position && back.side_to_move === 'first', `position ${back.position}, was ${two.position}`);
+    assert((await page.locator('#moves li').count()) === 2, 'the move list has two moves');
+    await page.click('#undo');
+    await page.waitForFunction(() => window.lab.game.moves.length === 0, null, { timeout: 10000 });
+    assert((await game(page)).position === start.position, 'back at the start');
+    assert(await page.isDisabled('#undo'), 'Take back enabled at the start');
+  });
+
+  await test('a piece moves by dragging it, and by typing the move', async () => {
+    const start = await open(page, { variant: 'losers', players: 'first' });
+    const move = start.legal.find((m) => m.kind === 'move' && !m.promotion);
+    const centre = async (sq) => {
+      const box = await page.locator(`[data-square="${sq}"]`).boundingBox();
+      return [box.x + box.width / 2, box.y + box.height / 2];
+    };
+    const [fx, fy] = await centre(move.path[0]);
+    const [tx, ty] = await centre(move.path[1]);
+    await page.mouse.move(fx, fy);
+    await page.mouse.down();
+    await page.mouse.move(tx, ty, { steps: 8 });
+    await page.mouse.up();
+    await page.waitForFunction(() => window.lab.game.moves.length >= 2, null, { timeout: 30000 });
+    await settle(page);
+    let now = await game(page);
+    assert(now.moves[0] === move.move, `dragged ${move.move}, played ${now.moves[0]}`);
+    // Typing: an illegal text is refused with a word, a legal one played.
+    await page.fill('#move-input', 'a1a8');
+    await page.press('#move-input', 'Enter');
+    assert(/not a legal move/.test(await page.textContent('#error')), 'an illegal typed move is refused');
+    assert((await game(page)).moves.length === 2, 'the illegal typed move was not played');
+    const typed = now.legal[now.legal.length - 1].move;
+    await page.fill('#move-input', typed);
+    await page.press('#move-input', 'Enter');
+    await page.waitForFunction(() => window.lab.game.moves.length >= 4, null, { timeout: 30000 });
+    await settle(page);
+    now = await game(page);
+    assert(now.moves[2] === typed, `typed ${typed}, played ${now.moves[2]}`);
+    assert((await page.textContent('#help')).includes('type a move'), 'the help line tells how');
+  });
+
   await test('loki: powers are picked, guided, previewed and put down after use', async () => {
     const start = await open(page, { variant: 'loki', players: 'first' });
     assert(await page.isVisible('#frozen-legend'), 'no legend for the frozen ring');
