@@ -2,7 +2,7 @@
 // bot answer or watch the bot play itself; evaluation bar, move list and
 // the game's end from the server's answers.
 import * as api from './api.js';
-import { drawBoard, click, targets, starts, candidates } from './board.js';
+import { drawBoard, pieceElement, click, targets, starts, candidates, removedPieces } from './board.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -17,6 +17,10 @@ const lab = {
   watching: false, // bot against bot is running
   wdl: null, // the bot's latest WDL, first player's view
   pv: [], // the bot's latest principal variation (move tokens)
+  // What each move took off the board (removedPieces), one list per move
+  // played; null when not known (a game restored without this tab's copy).
+  taken: [],
+  figures: new Map(), // how to draw each side's pieces, by "side/name", as seen on the board
   flipped: false, // the board is drawn turned half round (second player at the bottom)
   error: '',
 };
@@ -35,12 +39,36 @@ function mover() {
 }
 
 function setState(game, last) {
+  const before = lab.game;
+  const n = game.moves.length;
+  if (before && before.id === game.id && lab.taken && n === before.moves.length + 1) {
+    lab.taken = [...lab.taken.slice(0, n - 1), removedPieces(before.board, game.board, last || [])];
+  } else if (before && before.id === game.id && lab.taken && n <= lab.taken.length) {
+    lab.taken = lab.taken.slice(0, n); // taken back
+  } else if (!before || before.id !== game.id) {
+    lab.taken = n === 0 ? [] : storedTaken(game);
+  }
+  if (lab.taken) sessionStorage.setItem(`lokizero-taken-${game.id}`, JSON.stringify(lab.taken));
+  for (const sq of (before ? [before, game] : [game]).flatMap((g) => g.board.squares)) {
+    if (sq.figure) lab.figures.set(`${sq.figure.side}/${sq.figure.name}`, sq.figure);
+  }
   lab.game = game;
   lab.sel = [];
   lab.choices = [];
   if (last) lab.last = last;
   if (!game.legal.some((m) => m.kind === lab.kind)) lab.kind = 'move';
   render();
+}
+
+/// The taken pieces of game `game` that this tab kept (a reload), if
+/// they cover its moves.
+function storedTaken(game) {
+  try {
+    const taken = JSON.parse(sessionStorage.getItem(`lokizero-taken-${game.id}`));
+    return Array.isArray(taken) && taken.length === game.moves.length ? taken : null;
+  } catch {
+    return null;
+  }
 }
 
 lab.render = () => render(); // redraw (the browser tests draw long move lists)
@@ -65,6 +93,7 @@ function render() {
   $('eval').classList.toggle('flipped', lab.flipped);
   renderPowers(info);
   $('hint').textContent = hintText(info);
+  renderTaken(info);
   renderMoves(info);
   renderEval(info);
   renderStatus(info);
@@ -180,6 +209,38 @@ function renderPowers(info) {
     row.append(cell('th', info.sides[side]), ...powers.map((p) => cell('td', p.uses[side])));
     table.appendChild(row);
   }
+}
+
+/// What the last two moves took, in words ("MOVE took the SIDE PIECE
+/// on SQUARE."), and beside the board the pieces each side has taken.
+function renderTaken(info) {
+  const taken = lab.taken || [];
+  const moves = lab.game.moves;
+  const side = (s) => info.sides[s === 'first' ? 0 : 1];
+  $('removed').textContent = taken
+    .map((pieces, i) => ({ pieces, move: moves[i], i }))
+    .filter((t) => t.i >= moves.length - 2 && t.pieces.length > 0)
+    .map((t) => `${t.move} took ${t.pieces.map((p) => `the ${side(p.side)} ${p.name} on ${p.square}`).join(', ')}.`)
+    .join(' ');
+  const all = taken.flat();
+  // The side at the top of the board first.
+  const order = lab.flipped ? ['first', 'second'] : ['second', 'first'];
+  order.forEach((taker, row) => {
+    const el = $(row === 0 ? 'taken-top' : 'taken-bottom');
+    el.innerHTML = '';
+    el.dataset.side = taker;
+    if (!lab.taken) {
+      el.textContent = '';
+      return;
+    }
+    const label = document.createElement('span');
+    label.textContent = `${side(taker)} took: `;
+    el.appendChild(label);
+    for (const p of all.filter((x) => x.side !== taker)) {
+      const figure = lab.figures.get(`${p.side}/${p.name}`);
+      if (figure) el.appendChild(pieceElement('', figure));
+    }
+  });
 }
 
 /// The principal variation, one unbreakable span per move.

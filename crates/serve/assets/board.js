@@ -5,7 +5,7 @@
 
 /// The piece `figure` (the server's description: shape, colour, symbol,
 /// name) with position-text letter `letter`, as a DOM element.
-function pieceElement(letter, figure) {
+export function pieceElement(letter, figure) {
   const el = document.createElement('span');
   el.className = `piece ${figure.shape} ${figure.colour}`;
   el.dataset.piece = letter;
@@ -93,6 +93,40 @@ export function candidates(legal, kind, sel) {
 /// The squares a move of `kind` starts from.
 export function starts(legal, kind) {
   return new Set(legal.filter((m) => m.kind === kind && m.path.length > 0).map((m) => m.path[0]));
+}
+
+/// The pieces of board `before` that are not on board `after` (a piece
+/// that moved is still there), counted by side and name:
+/// `[{side, name, square}]`. Each is placed where such a piece stood and
+/// no longer does: first where another piece now stands (taken by
+/// replacement), then where nothing does, a square of the move's `path`
+/// last (where the mover left from).
+export function removedPieces(before, after, path = []) {
+  const key = (f) => `${f.side}/${f.name}`;
+  const count = (board) => {
+    const n = new Map();
+    for (const sq of board.squares) if (sq.figure) n.set(key(sq.figure), (n.get(key(sq.figure)) || 0) + 1);
+    return n;
+  };
+  const [was, is] = [count(before), count(after)];
+  const rank = (i) => (after.squares[i].figure ? 0 : path.includes(before.squares[i].name) ? 2 : 1);
+  const gone = before.squares
+    .map((sq, i) => i)
+    .filter((i) => {
+      const f = before.squares[i].figure;
+      const now = after.squares[i].figure;
+      return f && !(now && key(now) === key(f));
+    })
+    .sort((a, b) => rank(a) - rank(b));
+  const removed = [];
+  for (const i of gone) {
+    const { figure, name: square } = before.squares[i];
+    const k = key(figure);
+    if ((was.get(k) || 0) <= (is.get(k) || 0)) continue;
+    was.set(k, was.get(k) - 1);
+    removed.push({ side: figure.side, name: figure.name, square });
+  }
+  return removed;
 }
 
 /// The squares that extend the selection `sel` towards a legal move.

@@ -441,6 +441,28 @@ async function main() {
     assert((await page.textContent('#help')).includes('type a move'), 'the help line tells how');
   });
 
+  await test('a capture names the piece it took; the taken pieces show beside the board', async () => {
+    // Losers chess: the capture is forced.
+    await open(page, { variant: 'losers', players: 'first', position: '4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1' });
+    await clickSquare(page, 'e4');
+    await clickSquare(page, 'd5');
+    await page.waitForFunction(() => window.lab.game.moves.length >= 1, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.getElementById('removed').textContent.includes('e4d5'), null, { timeout: 10000 });
+    const text = await page.textContent('#removed');
+    assert(text.includes('e4d5 took the Black pawn on d5'), `message: ${text}`);
+    await settle(page);
+    // Beside the board: White (at the bottom) took a black pawn, Black nothing.
+    const row = (id) =>
+      page.evaluate((el) => {
+        const e = document.getElementById(el);
+        return { text: e.textContent, pieces: [...e.querySelectorAll('.piece')].map((p) => p.title + '/' + p.className) };
+      }, id);
+    const bottom = await row('taken-bottom');
+    const top = await row('taken-top');
+    assert(bottom.text.startsWith('White took') && bottom.pieces.length === 1 && /pawn\/.*dark/.test(bottom.pieces[0]), `bottom: ${JSON.stringify(bottom)}`);
+    assert(top.text.startsWith('Black took') && top.pieces.length === 0, `top: ${JSON.stringify(top)}`);
+  });
+
   await test('loki: powers are picked, guided, previewed and put down after use', async () => {
     const start = await open(page, { variant: 'loki', players: 'first' });
     assert(await page.isVisible('#frozen-legend'), 'no legend for the frozen ring');
