@@ -126,7 +126,10 @@ export function removedPieces(before, after, path = []) {
     was.set(k, was.get(k) - 1);
     removed.push({ side: figure.side, name: figure.name, square });
   }
-  return removed;
+  // A side whose number of pieces did not fall lost none: its piece
+  // changed kind (a promotion), so it was not taken.
+  const total = (board, side) => board.squares.filter((sq) => sq.figure && sq.figure.side === side).length;
+  return removed.filter((p) => total(after, p.side) < total(before, p.side));
 }
 
 /// The squares that extend the selection `sel` towards a legal move.

@@ -461,6 +461,14 @@ async function main() {
     const top = await row('taken-top');
     assert(bottom.text.startsWith('White took') && bottom.pieces.length === 1 && /pawn\/.*dark/.test(bottom.pieces[0]), `bottom: ${JSON.stringify(bottom)}`);
     assert(top.text.startsWith('Black took') && top.pieces.length === 0, `top: ${JSON.stringify(top)}`);
+    // A promotion takes nothing: the pawn became a queen.
+    await open(page, { variant: 'losers', players: 'human', position: '4k2n/P7/8/8/8/8/8/4K3 w - - 0 1' });
+    await clickSquare(page, 'a7');
+    await clickSquare(page, 'a8');
+    await page.click('#promotion [data-move="a7a8q"]');
+    await page.waitForFunction(() => window.lab.game.moves.length === 1, null, { timeout: 10000 });
+    const promoted = await page.evaluate(() => [document.getElementById('removed').textContent, document.querySelectorAll('.taken .piece').length]);
+    assert(promoted[0] === '' && promoted[1] === 0, `after a promotion: ${promoted}`);
   });
 
   await test('loki: powers are picked, guided, previewed and put down after use', async () => {
