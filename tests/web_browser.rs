@@ -4,8 +4,10 @@
 //! Debian's chromium (headless) with playwright-core from npm: for every
 //! variant a clicked move and the bot's answer, an illegal click that
 //! changes nothing, the last move of a position one move from the end, a
-//! screenshot of each variant mid-game; then a whole losers game, bot
-//! against bot. The screenshots go to a scratch folder, or with
+//! screenshot of each variant mid-game; a phone-sized window, a reload,
+//! the flipped board, results in words, check, take-back, drag and typed
+//! moves, the Loki powers' guidance and the taken pieces; then a whole
+//! losers game, bot against bot. The screenshots go to a scratch folder, or with
 //! `LOKIZERO_SCREENSHOTS=1` to `docs/web/` (how the committed ones were
 //! made).
 //!

@@ -27,6 +27,12 @@ pub trait Describe: Game {
     /// games can be PGN (`docs/rules.md` §1–2).
     const CHESS_NOTATION: bool;
 
+    /// The colour of the first and the second player's pieces
+    /// ([`Figure::colour`]), for a reader that colours a side (an
+    /// evaluation bar, a result): `[Light, Dark]` in chess, `[Dark, Light]`
+    /// in tafl, whose attackers have the dark pieces.
+    const COLOURS: [Shade; 2];
+
     /// The board as it stands: every square with its piece, its mark and
     /// the powers left to each side.
     fn board_view(&self) -> BoardView;
@@ -102,6 +108,9 @@ pub struct BoardView {
     /// The powers of the variant with the uses left to each side, in
     /// their order in the notation (empty for a variant without powers).
     pub powers: Vec<PowerView>,
+    /// The square of the side to move's king when it is in check, in a
+    /// variant with check (`None` otherwise, and in a variant without).
+    pub check: Option<String>,
 }
 
 /// One square of a [`BoardView`].
@@ -222,6 +231,7 @@ impl BoardView {
             style,
             squares,
             powers,
+            check: None,
         }
     }
 }
@@ -284,5 +294,6 @@ mod tests {
         let json = serde_json::to_value(&board).unwrap();
         assert_eq!(json["style"], "lines");
         assert_eq!(json["squares"][0]["mark"], serde_json::Value::Null);
+        assert_eq!(json["check"], serde_json::Value::Null);
     }
 }

@@ -23,5 +23,6 @@ export const newGame = (variant, position) =>
   call('POST', '/api/games', position ? { variant, position } : { variant });
 export const getGame = (id) => call('GET', `/api/games/${id}`);
 export const playMove = (id, move) => call('POST', `/api/games/${id}/moves`, { move });
+export const undo = (id, plies) => call('POST', `/api/games/${id}/undo`, { plies });
 export const botMove = (id, request) => call('POST', `/api/games/${id}/bot`, request);
 export const analyse = (request) => call('POST', '/api/analyse', request);

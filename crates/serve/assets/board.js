@@ -5,7 +5,7 @@
 
 /// The piece `figure` (the server's description: shape, colour, symbol,
 /// name) with position-text letter `letter`, as a DOM element.
-function pieceElement(letter, figure) {
+export function pieceElement(letter, figure) {
   const el = document.createElement('span');
   el.className = `piece ${figure.shape} ${figure.colour}`;
   el.dataset.piece = letter;
@@ -16,14 +16,21 @@ function pieceElement(letter, figure) {
 
 /// Draw `game.board` into `container`. `ui` holds the selection
 /// (`ui.sel`, a list of square names), the highlighted targets
-/// (`ui.targets`), the last move's squares and the click handler.
+/// (`ui.targets`), the last move's squares, whether the board is drawn
+/// flipped (`ui.flipped`), the pieces to pick from (`ui.pickable`), a
+/// half-entered move's piece to show moved (`ui.preview`) and the click
+/// handler.
 export function drawBoard(container, game, ui) {
   const { board } = game;
   container.innerHTML = '';
   container.className = `board board-${board.style}`;
   container.style.gridTemplateColumns = `repeat(${board.width}, var(--sq))`;
+  // The square size shares the window's width among the files (style.css).
+  document.documentElement.style.setProperty('--files', board.width);
   if (ui.onSize) ui.onSize(board.height);
-  board.squares.forEach((sq, i) => {
+  // Flipped: turned half round, the first rank at the top.
+  const squares = ui.flipped ? [...board.squares].reverse() : board.squares;
+  squares.forEach((sq, i) => {
     const file = i % board.width;
     const row = Math.floor(i / board.width);
     const cell = document.createElement('div');
@@ -34,16 +41,40 @@ export function drawBoard(container, game, ui) {
     if (sq.hole) cell.classList.add('hole');
     if (sq.mark) cell.classList.add(sq.mark);
     if (sq.frozen) cell.classList.add('frozen');
+    if (board.check === sq.name) cell.classList.add('check');
     if (ui.last.includes(sq.name)) cell.classList.add('last');
     if (ui.sel.includes(sq.name)) cell.classList.add('selected');
     if (ui.targets.has(sq.name)) cell.classList.add('target');
-    if (sq.figure) cell.appendChild(pieceElement(sq.piece, sq.figure));
+    if (ui.pickable && ui.pickable.has(sq.name)) cell.classList.add('pickable');
+    // A move entered half way (a command's first step) shows its piece
+    // where the step took it.
+    const preview = ui.preview;
+    const shown = !preview ? sq : sq.name === preview.to ? preview.piece : sq.name === preview.from ? null : sq;
+    if (shown && shown.figure) cell.appendChild(pieceElement(shown.piece, shown.figure));
     if (file === 0) cell.appendChild(coord('rank', sq.name.slice(1)));
     if (row === board.height - 1) cell.appendChild(coord('file', sq.name[0]));
-    cell.addEventListener('click', () => ui.onClick(sq.name));
     container.appendChild(cell);
   });
+  // A press on a square is a click; letting go over another square (a
+  // drag) clicks that one too, so a piece is moved by click-click or by
+  // dragging it.
+  const squareAt = (e) => e.target.closest && e.target.closest('[data-square]')?.dataset.square;
+  container.onpointerdown = (e) => {
+    const name = squareAt(e);
+    if (e.button !== 0 || !name) return;
+    pressed = name;
+    ui.onClick(name);
+  };
+  container.onpointerup = (e) => {
+    const name = squareAt(e);
+    const from = pressed;
+    pressed = null;
+    if (from && name && name !== from) ui.onClick(name);
+  };
 }
+
+/// The square the pointer went down on, until it comes up.
+let pressed = null;
 
 function coord(kind, text) {
   const el = document.createElement('span');
@@ -57,6 +88,48 @@ export function candidates(legal, kind, sel) {
   return legal.filter(
     (m) => m.kind === kind && sel.length <= m.path.length && sel.every((s, i) => m.path[i] === s),
   );
+}
+
+/// The squares a move of `kind` starts from.
+export function starts(legal, kind) {
+  return new Set(legal.filter((m) => m.kind === kind && m.path.length > 0).map((m) => m.path[0]));
+}
+
+/// The pieces of board `before` that are not on board `after` (a piece
+/// that moved is still there), counted by side and name:
+/// `[{side, name, square}]`. Each is placed where such a piece stood and
+/// no longer does: first where another piece now stands (taken by
+/// replacement), then where nothing does, a square of the move's `path`
+/// last (where the mover left from).
+export function removedPieces(before, after, path = []) {
+  const key = (f) => `${f.side}/${f.name}`;
+  const count = (board) => {
+    const n = new Map();
+    for (const sq of board.squares) if (sq.figure) n.set(key(sq.figure), (n.get(key(sq.figure)) || 0) + 1);
+    return n;
+  };
+  const [was, is] = [count(before), count(after)];
+  const rank = (i) => (after.squares[i].figure ? 0 : path.includes(before.squares[i].name) ? 2 : 1);
+  const gone = before.squares
+    .map((sq, i) => i)
+    .filter((i) => {
+      const f = before.squares[i].figure;
+      const now = after.squares[i].figure;
+      return f && !(now && key(now) === key(f));
+    })
+    .sort((a, b) => rank(a) - rank(b));
+  const removed = [];
+  for (const i of gone) {
+    const { figure, name: square } = before.squares[i];
+    const k = key(figure);
+    if ((was.get(k) || 0) <= (is.get(k) || 0)) continue;
+    was.set(k, was.get(k) - 1);
+    removed.push({ side: figure.side, name: figure.name, square });
+  }
+  // A side whose number of pieces did not fall lost none: its piece
+  // changed kind (a promotion), so it was not taken.
+  const total = (board, side) => board.squares.filter((sq) => sq.figure && sq.figure.side === side).length;
+  return removed.filter((p) => total(after, p.side) < total(before, p.side));
 }
 
 /// The squares that extend the selection `sel` towards a legal move.

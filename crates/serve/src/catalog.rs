@@ -8,6 +8,7 @@ use std::sync::{Mutex, PoisonError};
 use bot::Bot;
 use burn::tensor::Device;
 use model::BundleMeta;
+use rules::describe::Shade;
 use rules::{Describe, VariantId};
 use serde::Serialize;
 use serde_json::Value;
@@ -31,6 +32,9 @@ pub struct VariantInfo {
     pub name: &'static str,
     /// Names of the first and the second player ([`Describe::SIDES`]).
     pub sides: [&'static str; 2],
+    /// The colour of each side's pieces, first player's first
+    /// ([`Describe::COLOURS`]: `"light"` or `"dark"`).
+    pub colours: [Shade; 2],
     /// Board width (files) and height (ranks).
     pub width: usize,
     /// Board height (ranks).
@@ -93,12 +97,17 @@ impl Catalog {
             .into_iter()
             .map(|variant| {
                 let entry = self.entry(variant);
-                let (name, sides, geometry) =
-                    rules::with_variant!(variant, G => (G::NAME, G::SIDES, G::GEOMETRY));
+                let (name, sides, colours, geometry) = rules::with_variant!(variant, G => (
+                    G::NAME,
+                    G::SIDES,
+                    G::COLOURS,
+                    G::GEOMETRY
+                ));
                 VariantInfo {
                     id: variant.as_str(),
                     name,
                     sides,
+                    colours,
                     width: geometry.width,
                     height: geometry.height,
                     bot: entry.is_some(),

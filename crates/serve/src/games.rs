@@ -120,6 +120,21 @@ impl Games {
         Ok(slot.table.view())
     }
 
+    /// Take back the last `plies` moves of game `id`.
+    ///
+    /// # Errors
+    /// [`ApiError::UnknownGame`], [`ApiError::Busy`] while a bot move is
+    /// searched, or the errors of [`Table::undo`].
+    pub fn undo(&self, id: &str, plies: usize) -> Result<TableView, ApiError> {
+        let mut slots = self.lock();
+        let slot = touch(&mut slots, id)?;
+        if slot.busy {
+            return Err(ApiError::Busy(id.to_string()));
+        }
+        slot.table.undo(plies)?;
+        Ok(slot.table.view())
+    }
+
     /// Mark game `id` busy for a bot search and describe it; the
     /// [`BusyGuard`] clears the mark when dropped, whether or not the move
     /// was played.

@@ -51,6 +51,14 @@ pub struct MoveRequest {
     pub token: String,
 }
 
+/// `POST /api/games/{id}/undo`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UndoRequest {
+    /// How many moves (plies) to take back, the last first.
+    pub plies: usize,
+}
+
 /// `POST /api/games/{id}/bot`: a budget (nodes and/or time) and a level.
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -131,6 +139,16 @@ pub async fn play_move(
     ApiJson(request): ApiJson<MoveRequest>,
 ) -> Result<Json<GameState>, ApiError> {
     let view = service.games.play(&id, &request.token)?;
+    Ok(Json(GameState { id, view }))
+}
+
+/// `POST /api/games/{id}/undo`.
+pub async fn undo(
+    State(service): State<Arc<Service>>,
+    ApiPath(id): ApiPath<String>,
+    ApiJson(request): ApiJson<UndoRequest>,
+) -> Result<Json<GameState>, ApiError> {
+    let view = service.games.undo(&id, request.plies)?;
     Ok(Json(GameState { id, view }))
 }
 

@@ -35,6 +35,7 @@
 //! Endpoints (the README's "Web lab" section; `assets/openapi.json`):
 //! `GET /api/variants`, `POST /api/games`, `GET /api/games/{id}`,
 //! `POST /api/games/{id}/moves`, `POST /api/games/{id}/bot`,
+//! `POST /api/games/{id}/undo`,
 //! `POST /api/analyse`, `GET /api/openapi.json`; the page at `/`.
 //!
 //! The service answers through its router (here without a socket):
@@ -134,6 +135,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/games/{id}", get(handlers::get_game))
         .route("/api/games/{id}/moves", post(handlers::play_move))
         .route("/api/games/{id}/bot", post(handlers::bot_move))
+        .route("/api/games/{id}/undo", post(handlers::undo))
         .route("/api/analyse", post(handlers::analyse))
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)

@@ -62,6 +62,13 @@ pub trait Table: Send + Sync {
     /// [`ApiError::GameOver`] once the game is over, [`ApiError::Invalid`]
     /// for a malformed or illegal token (the game is unchanged then).
     fn play(&mut self, token: &str) -> Result<String, ApiError>;
+    /// Take back the last `plies` moves (the game replayed from its start
+    /// without them, so repetition history is as before they were played).
+    ///
+    /// # Errors
+    /// [`ApiError::Invalid`] unless `plies` is in `1..=` the moves played
+    /// (the game is unchanged then).
+    fn undo(&mut self, plies: usize) -> Result<(), ApiError>;
     /// The state for the API.
     fn view(&self) -> TableView;
 }
@@ -140,6 +147,19 @@ impl<G: BotGame> Table for Session<G> {
         }
         self.moves.push(canonical.clone());
         Ok(canonical)
+    }
+
+    fn undo(&mut self, plies: usize) -> Result<(), ApiError> {
+        let played = self.moves.len();
+        if plies == 0 || plies > played {
+            return Err(ApiError::Invalid(format!(
+                "plies must be in 1..={played} (the moves played), got {plies}"
+            )));
+        }
+        let kept = &self.moves[..played - plies];
+        self.game = parse_position::<G, String>(self.start.as_deref(), kept)?;
+        self.moves.truncate(played - plies);
+        Ok(())
     }
 
     fn view(&self) -> TableView {

@@ -296,6 +296,82 @@ async fn one_move_from_the_end_finishes_every_variant() {
 }
 
 #[tokio::test]
+async fn undo_takes_back_moves_and_refuses_too_many() {
+    let service = service();
+    let game = new_game(&service, "losers", None).await;
+    let id = game["id"].as_str().unwrap();
+    let mut states = vec![game.clone()];
+    for token in ["e2e3", "e7e6"] {
+        let (status, state) = post(
+            &service,
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": token }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{state}");
+        states.push(state);
+    }
+    let undo = |plies: Value| {
+        let service = service.clone();
+        let path = format!("/api/games/{id}/undo");
+        async move { post(&service, &path, json!({ "plies": plies })).await }
+    };
+    let (status, back) = undo(json!(1)).await;
+    assert_eq!(status, StatusCode::OK, "{back}");
+    assert_eq!(back["moves"], json!(["e2e3"]));
+    assert_eq!(back["position"], states[1]["position"]);
+    assert_eq!(back["legal_moves"], states[1]["legal_moves"]);
+    // More than were played: refused, the game unchanged.
+    assert_error(&undo(json!(2)).await, StatusCode::BAD_REQUEST, "plies");
+    assert_error(&undo(json!(0)).await, StatusCode::BAD_REQUEST, "plies");
+    let (_, now) = get(&service, &format!("/api/games/{id}")).await;
+    assert_eq!(now["moves"], json!(["e2e3"]));
+    let (status, start) = undo(json!(1)).await;
+    assert_eq!(status, StatusCode::OK, "{start}");
+    assert_eq!(start["position"], game["position"]);
+    assert_eq!(start["moves"], json!([]));
+    // A finished game can be taken back and played on; a start position is kept.
+    let (variant, position, last, _) = LAST_MOVES[0];
+    let game = new_game(&service, variant, Some(position)).await;
+    let id = game["id"].as_str().unwrap();
+    let path = format!("/api/games/{id}");
+    let (_, over) = post(&service, &format!("{path}/moves"), json!({ "move": last })).await;
+    assert!(over["outcome"].is_object(), "{over}");
+    let (status, back) = post(&service, &format!("{path}/undo"), json!({ "plies": 1 })).await;
+    assert_eq!(status, StatusCode::OK, "{back}");
+    assert_eq!(back["outcome"], Value::Null);
+    assert_eq!(back["position"], game["position"]);
+    assert_eq!(back["start"], json!(position));
+    let unknown = post(&service, "/api/games/nope/undo", json!({ "plies": 1 })).await;
+    assert_error(&unknown, StatusCode::NOT_FOUND, "nope");
+}
+
+#[tokio::test]
+async fn the_variants_side_colours_and_the_check_square() {
+    let service = service();
+    let (_, body) = get(&service, "/api/variants").await;
+    let colours = |id: &str| {
+        body["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == json!(id))
+            .unwrap()["colours"]
+            .clone()
+    };
+    assert_eq!(colours("losers"), json!(["light", "dark"]));
+    assert_eq!(colours("hnefatafl"), json!(["dark", "light"]));
+    assert_eq!(colours("shakti"), json!(["light", "dark"]));
+    // Black's king on e8 in check from the rook on e2; none at the start.
+    let game = new_game(&service, "losers", Some("4k3/8/8/8/8/8/4R3/4K3 b - - 0 1")).await;
+    assert_eq!(game["board"]["check"], json!("e8"));
+    let game = new_game(&service, "viking", None).await;
+    assert_eq!(game["board"]["check"], Value::Null);
+    let game = new_game(&service, "hnefatafl", None).await;
+    assert_eq!(game["board"]["check"], Value::Null);
+}
+
+#[tokio::test]
 async fn bad_input_gets_a_4xx_naming_the_problem() {
     let service = service();
     let game = new_game(&service, "losers", None).await;
@@ -670,6 +746,7 @@ async fn the_page_and_the_openapi_file_are_served() {
         "/api/games/{id}",
         "/api/games/{id}/moves",
         "/api/games/{id}/bot",
+        "/api/games/{id}/undo",
         "/api/analyse",
     ] {
         assert!(openapi["paths"].get(path).is_some(), "{path}");

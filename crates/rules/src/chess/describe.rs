@@ -24,6 +24,7 @@ impl<V: ChessVariant> Describe for Chess<V> {
     const SIDES: [&'static str; 2] = ["White", "Black"];
     const GEOMETRY: Geometry = Geometry::new(V::WIDTH, V::HEIGHT);
     const CHESS_NOTATION: bool = true;
+    const COLOURS: [Shade; 2] = [Shade::Light, Shade::Dark];
 
     /// Squares are dark where the file and the rank counted from a1 are
     /// both even or both odd: a1 is dark on every board, as in FIDE chess
@@ -31,7 +32,7 @@ impl<V: ChessVariant> Describe for Chess<V> {
     /// square dark too).
     fn board_view(&self) -> BoardView {
         let geometry = Self::GEOMETRY;
-        BoardView::build(geometry, BoardStyle::Checkered, Vec::new(), |sq| {
+        let mut view = BoardView::build(geometry, BoardStyle::Checkered, Vec::new(), |sq| {
             let mut square = SquareView::empty(geometry, sq);
             square.shade = Some(if (geometry.file(sq) + geometry.rank(sq)) % 2 == 0 {
                 Shade::Dark
@@ -50,15 +51,16 @@ impl<V: ChessVariant> Describe for Chess<V> {
                     name,
                     symbol,
                     shape: Shape::Glyph,
-                    colour: if colour == 0 {
-                        Shade::Light
-                    } else {
-                        Shade::Dark
-                    },
+                    colour: Self::COLOURS[colour & 1],
                 });
             }
             square
-        })
+        });
+        if self.in_check() {
+            let side = self.board().side();
+            view.check = Some(geometry.name(self.board().king(side)));
+        }
+        view
     }
 }
 

@@ -6,26 +6,25 @@ use super::Shakti;
 use crate::describe::{
     BoardStyle, BoardView, Describe, Figure, MoveShape, Shade, Shape, SquareView,
 };
-use crate::{Geometry, Player};
+use crate::{Game, Geometry, Player};
 
 impl Describe for Shakti {
     const NAME: &'static str = "Shakti";
     const SIDES: [&'static str; 2] = ["White", "Black"];
     const GEOMETRY: Geometry = GEOMETRY;
     const CHESS_NOTATION: bool = false;
+    const COLOURS: [Shade; 2] = [Shade::Light, Shade::Dark];
 
     /// Kings are crowned discs (White's ♔, Black's ♚), warriors small
     /// plain discs; White light, Black dark.
     fn board_view(&self) -> BoardView {
-        BoardView::build(GEOMETRY, BoardStyle::Tiles, Vec::new(), |sq| {
+        let mut view = BoardView::build(GEOMETRY, BoardStyle::Tiles, Vec::new(), |sq| {
             let mut square = SquareView::empty(GEOMETRY, sq);
             let bit = 1u64 << sq;
             square.hole = self.tiles() & bit == 0;
             for side in [Player::First, Player::Second] {
-                let (white, colour) = match side {
-                    Player::First => (true, Shade::Light),
-                    Player::Second => (false, Shade::Dark),
-                };
+                let white = side == Player::First;
+                let colour = Self::COLOURS[side.index()];
                 let piece = if self.king(side) == sq {
                     Some(('K', "king", if white { "♔" } else { "♚" }, Shape::Disc))
                 } else if self.warriors(side) & bit != 0 {
@@ -49,7 +48,11 @@ impl Describe for Shakti {
                 }
             }
             square
-        })
+        });
+        if self.in_check() {
+            view.check = Some(GEOMETRY.name(self.king(self.side_to_move())));
+        }
+        view
     }
 
     /// The pass (`pass`) has no square; any other token is a plain move.
@@ -65,7 +68,6 @@ impl Describe for Shakti {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Game;
 
     #[test]
     fn holes_pieces_and_the_pass() {

@@ -15,6 +15,9 @@ use crate::{Geometry, Player};
 /// The attackers and the defenders (`docs/rules.md` §3).
 const SIDES: [&str; 2] = ["Attackers", "Defenders"];
 
+/// Attackers dark, defenders light.
+const COLOURS: [Shade; 2] = [Shade::Dark, Shade::Light];
+
 /// Kind and display name of the four powers, by their index in the state
 /// ([`EXCHANGE`], [`COMMAND`], [`FREEZE`], [`HOP`]), `docs/rules.md` §4.
 const POWERS: [(usize, &str, &str); 4] = [
@@ -73,11 +76,7 @@ impl Tafl {
                     name,
                     symbol,
                     shape: Shape::Disc,
-                    // Defenders light, attackers dark.
-                    colour: match piece.side {
-                        Player::First => Shade::Dark,
-                        Player::Second => Shade::Light,
-                    },
+                    colour: COLOURS[piece.side.index()],
                 });
             }
             square
@@ -114,6 +113,7 @@ impl Describe for Hnefatafl {
     const SIDES: [&'static str; 2] = SIDES;
     const GEOMETRY: Geometry = GEOMETRY;
     const CHESS_NOTATION: bool = false;
+    const COLOURS: [Shade; 2] = COLOURS;
 
     fn board_view(&self) -> BoardView {
         self.state().board_view(false)
@@ -125,6 +125,7 @@ impl Describe for Loki {
     const SIDES: [&'static str; 2] = SIDES;
     const GEOMETRY: Geometry = GEOMETRY;
     const CHESS_NOTATION: bool = false;
+    const COLOURS: [Shade; 2] = COLOURS;
 
     fn board_view(&self) -> BoardView {
         self.state().board_view(true)

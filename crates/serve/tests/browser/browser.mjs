@@ -7,7 +7,7 @@
 // the end is finished by clicking; a screenshot of the page mid-game goes
 // to $SCREENSHOTS/<variant>.png. Then one whole game, bot against bot.
 import { chromium } from 'playwright-core';
-import { mkdtempSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdtempSync, rmSync, mkdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -20,15 +20,19 @@ const NODES = '16'; // bot budget in these tests: quick, still a real search
 const VARIANTS = ['losers', 'viking', 'hnefatafl', 'loki', 'shakti'];
 // Positions one move from the end: [variant, players, position, clicks, winner text].
 const LAST_MOVES = [
-  ['losers', 'first', '4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1', ['e1', 'e2'], 'Black win'],
-  ['viking', 'first', 'k11/2K9/12/12/12/12/1Q10 w - - 0 1', ['b1', 'b7'], 'White win'],
-  ['hnefatafl', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d', ['b1', 'a1'], 'Defenders win'],
-  ['loki', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d 3333/3333 -', ['b1', 'a1'], 'Defenders win'],
-  ['shakti', 'first', 'kx5/xxW4/7/7/7/7/6K w', ['c6', 'c7'], 'White win'],
+  ['losers', 'first', '4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1', ['e1', 'e2'], 'Black won: bare king'],
+  ['viking', 'first', 'k11/2K9/12/12/12/12/1Q10 w - - 0 1', ['b1', 'b7'], 'White won: checkmate'],
+  ['hnefatafl', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d', ['b1', 'a1'], 'Defenders won: the king escaped'],
+  ['loki', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d 3333/3333 -', ['b1', 'a1'], 'Defenders won: the king escaped'],
+  ['shakti', 'first', 'kx5/xxW4/7/7/7/7/6K w', ['c6', 'c7'], 'White won: checkmate'],
 ];
 
 let failures = 0;
+// Game ids a test asks for on purpose, knowing the server has no such game.
+const GONE = ['0123456789abcdef0123456789abcdef'];
 async function test(name, body) {
+  // ONLY=REGEX runs the tests whose name matches (while editing the page).
+  if (process.env.ONLY && !new RegExp(process.env.ONLY).test(name)) return;
   const started = Date.now();
   try {
     await body();
@@ -82,6 +86,20 @@ async function main() {
       '--no-first-run', '--disable-component-update', '--disable-sync',
     ],
   });
+  // LAB_ASSETS=crates/serve/assets serves the page's files from that
+  // folder instead of the binary's copies: edit and rerun without a rebuild.
+  if (process.env.LAB_ASSETS) {
+    const types = { html: 'text/html', js: 'text/javascript', css: 'text/css' };
+    const serveFile = (name) => (route) =>
+      route.fulfill({
+        body: readFileSync(join(process.env.LAB_ASSETS, name)),
+        contentType: `${types[name.split('.').pop()]}; charset=utf-8`,
+      });
+    await context.route(/\/assets\/[a-z]+\.(js|css|html)$/, (route) =>
+      serveFile(new URL(route.request().url()).pathname.split('/').pop())(route),
+    );
+    await context.route((url) => url.pathname === '/', serveFile('index.html'));
+  }
   const page = context.pages()[0] || (await context.newPage());
   page.on('pageerror', (e) => {
     failures += 1;
@@ -89,7 +107,7 @@ async function main() {
   });
   // Every resource the page asks for exists.
   page.on('response', (r) => {
-    if (r.status() === 404) {
+    if (r.status() === 404 && !GONE.some((id) => r.url().endsWith(`/api/games/${id}`))) {
       failures += 1;
       console.log(`FAIL 404: ${r.url()}`);
     }
@@ -148,11 +166,12 @@ async function main() {
       assert(start.position.startsWith(position.split(' ')[0]), 'the page started from the position');
       for (const sq of clicks) await clickSquare(page, sq);
       await page.waitForFunction(() => document.body.dataset.state === 'over', null, { timeout: 10000 });
+      // The result in words: the side's name, "won", the reason (no code).
       const status = await page.textContent('#status');
       assert(status.includes('Game over') && status.includes(winner), `status: ${status}`);
       // The evaluation bar shows the result, never a contradicting guess.
       const label = await page.textContent('#eval-label');
-      assert(label.startsWith('Result:') && label.includes(winner.split(' ')[0]), `eval label: ${label}`);
+      assert(label.startsWith('Result:') && label.includes(winner), `eval label: ${label}`);
       const over = await game(page);
       const height = await page.evaluate(() => document.getElementById('eval-fill').style.height);
       const expected = over.outcome.winner === 'first' ? '100%' : over.outcome.winner === 'second' ? '0%' : '50%';
@@ -191,13 +210,58 @@ async function main() {
     assert(!listed || strength.includes(listed), `strength line: ${strength}`);
   });
 
-  await test('Stop shows in watch mode only', async () => {
+  await test('Stop and Resume show in watch mode only; Resume goes on watching', async () => {
     await open(page, { variant: 'shakti', players: 'first' });
     assert(!(await page.isVisible('#stop')), 'Stop shown while playing');
+    assert(!(await page.isVisible('#resume')), 'Resume shown while playing');
     await page.selectOption('#players', 'watch');
     await page.waitForFunction(() => !document.getElementById('stop').hidden, null, { timeout: 5000 });
+    assert(!(await page.isVisible('#resume')), 'Resume shown while watching');
     await page.click('#stop');
     await settle(page);
+    assert(!(await page.isVisible('#stop')), 'Stop shown after stopping');
+    assert(await page.isVisible('#resume'), 'no Resume after stopping');
+    const stopped = (await game(page)).moves.length;
+    await page.waitForTimeout(600);
+    assert((await game(page)).moves.length === stopped, 'the bots played on after Stop');
+    await page.click('#resume');
+    await page.waitForFunction((n) => window.lab.game.outcome || window.lab.game.moves.length >= n + 2, stopped, { timeout: 30000 });
+    assert(await page.isVisible('#stop'), 'no Stop after resuming');
+    await page.click('#stop');
+    await settle(page);
+  });
+
+  await test('chess variants mark the king in check', async () => {
+    await open(page, { variant: 'losers', players: 'second', position: '4k3/p7/8/8/8/8/4R3/4K3 b - - 0 1' });
+    const marked = await page.evaluate(() => [...document.querySelectorAll('.square.check')].map((e) => e.dataset.square));
+    assert(JSON.stringify(marked) === '["e8"]', `check marked on ${marked}`);
+    const status = await page.textContent('#status');
+    assert(status.includes('in check'), `status: ${status}`);
+    const before = await game(page);
+    await clickMove(page, before.legal.find((m) => m.move === 'e8d8') || before.legal[0]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 1, null, { timeout: 30000 });
+    await settle(page);
+    const after = await game(page);
+    const now = await page.locator('.square.check').count();
+    assert(now === (after.board.check ? 1 : 0), `${now} squares marked, the board says ${after.board.check}`);
+  });
+
+  await test('the line (PV) wraps between moves, never inside one', async () => {
+    await open(page, { variant: 'loki', players: 'first' });
+    const pieces = await page.evaluate(() => {
+      window.lab.pv = Array.from({ length: 40 }, (_, i) => (i % 2 ? 'g:d4d6d6f6' : `x:e${(i % 9) + 1}d4`));
+      window.lab.render();
+      const spans = [...document.querySelectorAll('#pv .pv-move')];
+      const aside = document.querySelector('aside').getBoundingClientRect();
+      return {
+        count: spans.length,
+        split: spans.filter((s) => s.getClientRects().length !== 1).map((s) => s.textContent),
+        outside: spans.filter((s) => s.getBoundingClientRect().right > aside.right + 1).length,
+      };
+    });
+    assert(pieces.count === 40, `${pieces.count} moves shown`);
+    assert(pieces.split.length === 0, `moves broken across lines: ${pieces.split}`);
+    assert(pieces.outside === 0, `${pieces.outside} moves stick out of the panel`);
   });
 
   await test('the page declares its icon (a browser asks no /favicon.ico, which 404s)', async () => {
@@ -243,6 +307,241 @@ async function main() {
     assert(!list.sideways && list.allWithin, 'the move list overflows sideways');
     assert(list.lastVisible, 'the newest move is scrolled into view');
     assert(list.lastText === 'm300', `last item ${list.lastText}`);
+  });
+
+  await test('a reload keeps the game, its moves and the menus', async () => {
+    const start = await open(page, { variant: 'viking', players: 'first' });
+    await page.selectOption('#level', 'casual');
+    for (let turn = 0; turn < 2; turn += 1) {
+      const before = await game(page);
+      await clickMove(page, before.legal.find((m) => m.kind === 'move'));
+      await page.waitForFunction((n) => window.lab.game.moves.length >= n, before.moves.length + 2, { timeout: 30000 });
+      await settle(page);
+    }
+    const played = await game(page);
+    assert(played.moves.length === 4 && played.id === start.id, `moves ${played.moves}`);
+    assert(page.url().includes(`game=${played.id}`), `address ${page.url()}`);
+    await page.reload();
+    await settle(page);
+    const back = await game(page);
+    assert(back.id === played.id, `game ${back.id}, was ${played.id}`);
+    assert(back.position === played.position, `position ${back.position}, was ${played.position}`);
+    assert(JSON.stringify(back.moves) === JSON.stringify(played.moves), `moves ${back.moves}, were ${played.moves}`);
+    assert((await page.locator('#moves li').count()) === 4, 'the move list is shown');
+    const squares = await page.locator('#board .square').count();
+    assert(squares === 12 * 7, `the board has ${squares} squares`);
+    const menus = await page.evaluate(() => ['variant', 'players', 'level', 'nodes'].map((id) => document.getElementById(id).value));
+    assert(JSON.stringify(menus) === JSON.stringify(['viking', 'first', 'casual', NODES]), `menus ${menus}`);
+    // A game the server no longer has: a new one, and a word why.
+    await page.goto(`${BASE}/?variant=losers&players=first&game=${GONE[0]}`);
+    await settle(page);
+    const fresh = await game(page);
+    assert(fresh.variant === 'losers' && fresh.moves.length === 0, 'a new game');
+    assert(/gone/.test(await page.textContent('#error')), 'the page says the old game is gone');
+  });
+
+  await test('the board flips: a button, and the second player at the bottom when the human plays second', async () => {
+    // Where a1 is drawn, against h8: bottom-left, or top-right when flipped.
+    const a1 = () =>
+      page.evaluate(() => {
+        const at = (name) => document.querySelector(`[data-square="${name}"]`).getBoundingClientRect();
+        const [a, h] = [at('a1'), at('h8')];
+        if (a.top > h.top && a.left < h.left) return 'bottom-left';
+        if (a.top < h.top && a.left > h.left) return 'top-right';
+        return `elsewhere (${a.left},${a.top} against ${h.left},${h.top})`;
+      });
+    await open(page, { variant: 'losers', players: 'first' });
+    assert((await a1()) === 'bottom-left', `playing first, a1 is ${await a1()}`);
+    await page.click('#flip');
+    assert((await a1()) === 'top-right', `flipped, a1 is ${await a1()}`);
+    const fill = await page.evaluate(() => getComputedStyle(document.getElementById('eval-fill')).top);
+    assert(fill === '0px', `the bar fills from the top when flipped (top ${fill})`);
+    await page.click('#flip');
+    assert((await a1()) === 'bottom-left', `flipped back, a1 is ${await a1()}`);
+    await open(page, { variant: 'losers', players: 'second' });
+    assert((await a1()) === 'top-right', `playing second, a1 is ${await a1()}`);
+    // The flipped board still plays by clicks.
+    const before = await game(page);
+    assert(before.side_to_move === 'second', 'the bot has moved first');
+    await clickMove(page, before.legal[0]);
+    await page.waitForFunction((n) => window.lab.game.moves.length >= n, before.moves.length + 2, { timeout: 30000 });
+    await settle(page);
+    assert((await a1()) === 'top-right', `still flipped: a1 is ${await a1()}`);
+  });
+
+  await test("the evaluation bar takes the sides' piece colours", async () => {
+    // [variant, the first player's piece colour]: tafl attackers are dark.
+    for (const [variant, first] of [['losers', 'light'], ['hnefatafl', 'dark'], ['shakti', 'light']]) {
+      await open(page, { variant, players: 'first' });
+      const shades = await page.evaluate(() => {
+        const shade = (el) => {
+          const [r, g, b] = getComputedStyle(el).backgroundColor.match(/\d+/g).map(Number);
+          return (r + g + b) / 3 > 128 ? 'light' : 'dark';
+        };
+        return [shade(document.getElementById('eval-fill')), shade(document.getElementById('eval'))];
+      });
+      const second = first === 'light' ? 'dark' : 'light';
+      assert(shades[0] === first && shades[1] === second, `${variant}: bar ${shades}, pieces ${first}, ${second}`);
+      const listed = await page.evaluate((v) => window.lab.info.variants.find((x) => x.id === v).colours, variant);
+      assert(listed[0] === first, `${variant}: /api/variants colours ${listed}`);
+    }
+  });
+
+  await test('Take back undoes your move and the bot answer', async () => {
+    const start = await open(page, { variant: 'losers', players: 'first' });
+    assert(await page.isDisabled('#undo'), 'Take back enabled before any move');
+    await clickMove(page, start.legal[0]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 2, null, { timeout: 30000 });
+    await settle(page);
+    const two = await game(page);
+    await clickMove(page, two.legal[0]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 4, null, { timeout: 30000 });
+    await settle(page);
+    await page.click('#undo');
+    await page.waitForFunction(() => window.lab.game.moves.length === 2, null, { timeout: 10000 });
+    await settle(page);
+    const back = await game(page);
+    assert(back.position === two.position && back.side_to_move === 'first', `position ${back.position}, was ${two.position}`);
+    assert((await page.locator('#moves li').count()) === 2, 'the move list has two moves');
+    await page.click('#undo');
+    await page.waitForFunction(() => window.lab.game.moves.length === 0, null, { timeout: 10000 });
+    assert((await game(page)).position === start.position, 'back at the start');
+    assert(await page.isDisabled('#undo'), 'Take back enabled at the start');
+  });
+
+  await test('a piece moves by dragging it, and by typing the move', async () => {
+    const start = await open(page, { variant: 'losers', players: 'first' });
+    const move = start.legal.find((m) => m.kind === 'move' && !m.promotion);
+    const centre = async (sq) => {
+      const box = await page.locator(`[data-square="${sq}"]`).boundingBox();
+      return [box.x + box.width / 2, box.y + box.height / 2];
+    };
+    const [fx, fy] = await centre(move.path[0]);
+    const [tx, ty] = await centre(move.path[1]);
+    await page.mouse.move(fx, fy);
+    await page.mouse.down();
+    await page.mouse.move(tx, ty, { steps: 8 });
+    await page.mouse.up();
+    await page.waitForFunction(() => window.lab.game.moves.length >= 2, null, { timeout: 30000 });
+    await settle(page);
+    let now = await game(page);
+    assert(now.moves[0] === move.move, `dragged ${move.move}, played ${now.moves[0]}`);
+    // Typing: an illegal text is refused with a word, a legal one played.
+    await page.fill('#move-input', 'a1a8');
+    await page.press('#move-input', 'Enter');
+    assert(/not a legal move/.test(await page.textContent('#error')), 'an illegal typed move is refused');
+    assert((await game(page)).moves.length === 2, 'the illegal typed move was not played');
+    const typed = now.legal[now.legal.length - 1].move;
+    await page.fill('#move-input', typed);
+    await page.press('#move-input', 'Enter');
+    await page.waitForFunction(() => window.lab.game.moves.length >= 4, null, { timeout: 30000 });
+    await settle(page);
+    now = await game(page);
+    assert(now.moves[2] === typed, `typed ${typed}, played ${now.moves[2]}`);
+    assert((await page.textContent('#help')).includes('type a move'), 'the help line tells how');
+  });
+
+  await test('a capture names the piece it took; the taken pieces show beside the board', async () => {
+    // Losers chess: the capture is forced.
+    await open(page, { variant: 'losers', players: 'first', position: '4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1' });
+    await clickSquare(page, 'e4');
+    await clickSquare(page, 'd5');
+    await page.waitForFunction(() => window.lab.game.moves.length >= 1, null, { timeout: 10000 });
+    await page.waitForFunction(() => document.getElementById('removed').textContent.includes('e4d5'), null, { timeout: 10000 });
+    const text = await page.textContent('#removed');
+    assert(text.includes('e4d5 took the Black pawn on d5'), `message: ${text}`);
+    await settle(page);
+    // Beside the board: White (at the bottom) took a black pawn, Black nothing.
+    const row = (id) =>
+      page.evaluate((el) => {
+        const e = document.getElementById(el);
+        return { text: e.textContent, pieces: [...e.querySelectorAll('.piece')].map((p) => p.title + '/' + p.className) };
+      }, id);
+    const bottom = await row('taken-bottom');
+    const top = await row('taken-top');
+    assert(bottom.text.startsWith('White took') && bottom.pieces.length === 1 && /pawn\/.*dark/.test(bottom.pieces[0]), `bottom: ${JSON.stringify(bottom)}`);
+    assert(top.text.startsWith('Black took') && top.pieces.length === 0, `top: ${JSON.stringify(top)}`);
+    // A promotion takes nothing: the pawn became a queen.
+    await open(page, { variant: 'losers', players: 'human', position: '4k2n/P7/8/8/8/8/8/4K3 w - - 0 1' });
+    await clickSquare(page, 'a7');
+    await clickSquare(page, 'a8');
+    await page.click('#promotion [data-move="a7a8q"]');
+    await page.waitForFunction(() => window.lab.game.moves.length === 1, null, { timeout: 10000 });
+    const promoted = await page.evaluate(() => [document.getElementById('removed').textContent, document.querySelectorAll('.taken .piece').length]);
+    assert(promoted[0] === '' && promoted[1] === 0, `after a promotion: ${promoted}`);
+  });
+
+  await test('loki: powers are picked, guided, previewed and put down after use', async () => {
+    const start = await open(page, { variant: 'loki', players: 'first' });
+    assert(await page.isVisible('#frozen-legend'), 'no legend for the frozen ring');
+    const kinds = [...new Set(start.legal.map((m) => m.kind))];
+    const command = start.legal.find((m) => m.kind === 'command' && m.path.length === 3);
+    assert(command, `a command at the start (kinds ${kinds})`);
+    await page.click('#power-buttons [data-kind="command"]');
+    const pickable = await page.evaluate(() => [...document.querySelectorAll('.square.pickable')].map((e) => e.dataset.square));
+    const from = new Set(start.legal.filter((m) => m.kind === 'command').map((m) => m.path[0]));
+    assert(pickable.length === from.size && pickable.every((sq) => from.has(sq)), `pickable ${pickable}`);
+    let hint = await page.textContent('#hint');
+    assert(hint.startsWith('Command: click one of your pieces'), `hint: ${hint}`);
+    await clickSquare(page, command.path[0]);
+    await clickSquare(page, command.path[1]);
+    // The piece is drawn on its first step's square while the second is chosen.
+    const shown = await page.evaluate(([a, b]) => {
+      const piece = (sq) => document.querySelector(`[data-square="${sq}"] .piece`)?.dataset.piece || null;
+      return [piece(a), piece(b)];
+    }, command.path);
+    const letter = start.board.squares.find((sq) => sq.name === command.path[0]).piece;
+    assert(shown[0] === null && shown[1] === letter, `shown ${shown}, the piece ${letter}`);
+    hint = await page.textContent('#hint');
+    assert(/^Command: click .* \(click 3 of 3\)/.test(hint), `hint: ${hint}`);
+    await clickSquare(page, command.path[2]);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 1, null, { timeout: 30000 });
+    await settle(page);
+    assert((await page.evaluate(() => window.lab.kind)) === 'move', 'the power is still chosen');
+    assert((await page.getAttribute('#power-buttons .active', 'data-kind')) === 'move', 'Move is not the active button');
+    const exchange = (await game(page)).legal.find((m) => m.kind === 'exchange');
+    if (exchange) {
+      await page.click('#power-buttons [data-kind="exchange"]');
+      hint = await page.textContent('#hint');
+      assert(hint.startsWith('Exchange: click an enemy piece'), `hint: ${hint}`);
+      await page.click('#power-buttons [data-kind="move"]');
+    }
+    await open(page, { variant: 'losers', players: 'first' });
+    assert(!(await page.isVisible('#frozen-legend')), 'a frozen legend in chess');
+  });
+
+  await test('a phone (390x844) shows the whole board, the panel under it', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+      for (const variant of ['hnefatafl', 'viking', 'losers', 'shakti']) {
+        await open(page, { variant, players: 'first' });
+        const fit = await page.evaluate(() => {
+          const box = document.getElementById('board').getBoundingClientRect();
+          const square = document.querySelector('#board .square').getBoundingClientRect();
+          const aside = document.querySelector('aside').getBoundingClientRect();
+          return {
+            scrollWidth: document.scrollingElement.scrollWidth,
+            left: box.left,
+            right: box.right,
+            bottom: box.bottom,
+            square: square.width,
+            asideTop: aside.top,
+          };
+        });
+        const wide = await page.evaluate(() =>
+          [...document.querySelectorAll('body *')]
+            .filter((e) => e.getBoundingClientRect().right > 390)
+            .map((e) => `${e.tagName}#${e.id}.${e.className}:${Math.round(e.getBoundingClientRect().right)}`)
+            .slice(0, 5),
+        );
+        assert(fit.scrollWidth <= 390, `${variant}: the page is ${fit.scrollWidth}px wide (${wide})`);
+        assert(fit.left >= 0 && fit.right <= 390, `${variant}: the board spans ${fit.left}..${fit.right}`);
+        assert(fit.square >= 24, `${variant}: squares of ${fit.square}px`);
+        assert(fit.asideTop >= fit.bottom, `${variant}: the panel (top ${fit.asideTop}) is beside the board (bottom ${fit.bottom})`);
+      }
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
   });
 
   await test('losers: a whole game, bot against bot', async () => {
