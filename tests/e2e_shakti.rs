@@ -501,7 +501,10 @@ fn extends_and_set_are_recorded_in_the_run_and_resume() {
         Some(4)
     );
     // The recorded config is complete: defaults are written out.
-    assert!(parsed["training"].get("weight_decay").is_some(), "{recorded}");
+    assert!(
+        parsed["training"].get("weight_decay").is_some(),
+        "{recorded}"
+    );
     assert!(run.join("checkpoints/gen-000001").exists());
 
     // The same invocation again: the run is complete, nothing is redone.

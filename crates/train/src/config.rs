@@ -541,11 +541,10 @@ fn record(table: &toml::Table, prefix: &str, layer: usize, origins: &mut BTreeMa
 
 /// Parse TOML text into a table; `path` labels errors.
 fn parse_table(text: &str, path: &str) -> Result<toml::Table, ConfigError> {
-    text.parse::<toml::Table>()
-        .map_err(|e| ConfigError::Parse {
-            path: path.into(),
-            reason: e.to_string().trim_end().to_owned(),
-        })
+    text.parse::<toml::Table>().map_err(|e| ConfigError::Parse {
+        path: path.into(),
+        reason: e.to_string().trim_end().to_owned(),
+    })
 }
 
 /// `path` without `.` and with each `..` cancelling the name before it

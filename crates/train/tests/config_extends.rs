@@ -108,7 +108,10 @@ sprt = { elo0 = 0.0, elo1 = 30.0, alpha = 0.1, beta = 0.05 }
     // without the files it came from.
     let recorded = toml::to_string(&resolved).unwrap();
     assert!(!recorded.contains("extends"), "{recorded}");
-    assert_eq!(RunConfig::from_toml(&recorded, "recorded").unwrap(), resolved);
+    assert_eq!(
+        RunConfig::from_toml(&recorded, "recorded").unwrap(),
+        resolved
+    );
 }
 
 #[test]
@@ -162,7 +165,11 @@ fn bad_keys_and_types_name_the_key_and_the_file_or_argument() {
 
     std::fs::write(&base, BASE).unwrap();
     // An unknown key in the child.
-    std::fs::write(&child, "extends = \"base.toml\"\n[training]\nbatchsize = 3\n").unwrap();
+    std::fs::write(
+        &child,
+        "extends = \"base.toml\"\n[training]\nbatchsize = 3\n",
+    )
+    .unwrap();
     let e = load_err(&child, &[]);
     assert!(
         e.starts_with(&format!(
@@ -172,7 +179,11 @@ fn bad_keys_and_types_name_the_key_and_the_file_or_argument() {
         "{e}"
     );
     // A wrong type in the child.
-    std::fs::write(&child, "extends = \"base.toml\"\n[network]\nblocks = \"four\"\n").unwrap();
+    std::fs::write(
+        &child,
+        "extends = \"base.toml\"\n[network]\nblocks = \"four\"\n",
+    )
+    .unwrap();
     let e = load_err(&child, &[]);
     assert!(
         e.starts_with(&format!(
@@ -194,7 +205,9 @@ fn bad_keys_and_types_name_the_key_and_the_file_or_argument() {
     );
     let e = load_err(&child, &["selfplay.games=64"]);
     assert!(
-        e.starts_with("invalid config --set selfplay.games=64: selfplay.games: unknown field `games`"),
+        e.starts_with(
+            "invalid config --set selfplay.games=64: selfplay.games: unknown field `games`"
+        ),
         "{e}"
     );
     let e = load_err(&child, &["search.c_puct=-1"]);
@@ -203,7 +216,10 @@ fn bad_keys_and_types_name_the_key_and_the_file_or_argument() {
         "invalid config --set search.c_puct=-1: search.c_puct must be finite and > 0, got -1"
     );
     let e = load_err(&child, &["seed.x=1"]);
-    assert!(e.starts_with("invalid config --set seed.x=1: seed: invalid type"), "{e}");
+    assert!(
+        e.starts_with("invalid config --set seed.x=1: seed: invalid type"),
+        "{e}"
+    );
     // A range error in the base names the base.
     std::fs::write(&base, format!("{BASE}\n[eval]\nconcurrency = 0\n")).unwrap();
     let e = load_err(&child, &[]);
@@ -229,7 +245,10 @@ fn bad_keys_and_types_name_the_key_and_the_file_or_argument() {
     std::fs::write(&child, "extends = 3\n").unwrap();
     let e = load_err(&child, &[]);
     assert!(
-        e.starts_with(&format!("invalid config {}: extends: must be a string", child.display())),
+        e.starts_with(&format!(
+            "invalid config {}: extends: must be a string",
+            child.display()
+        )),
         "{e}"
     );
 }
@@ -255,7 +274,11 @@ fn a_missing_base_names_both_files() {
         "{e}"
     );
     // A missing base of a base names the file that extends it.
-    let top = write(tmp.path(), "top.toml", "extends = \"experiments/child.toml\"\n");
+    let top = write(
+        tmp.path(),
+        "top.toml",
+        "extends = \"experiments/child.toml\"\n",
+    );
     let e = RunConfig::load(&top).unwrap_err().to_string();
     assert!(
         e.starts_with(&format!(
@@ -271,7 +294,11 @@ fn a_missing_base_names_both_files() {
 fn an_extends_cycle_names_the_chain() {
     let tmp = tempfile::tempdir().unwrap();
     let a = write(tmp.path(), "a.toml", "extends = \"sub/b.toml\"\n");
-    let b = write(tmp.path(), "sub/b.toml", "extends = \"../a.toml\"\nseed = 3\n");
+    let b = write(
+        tmp.path(),
+        "sub/b.toml",
+        "extends = \"../a.toml\"\nseed = 3\n",
+    );
     let e = RunConfig::load(&a).unwrap_err();
     assert!(matches!(e, ConfigError::Cycle { .. }), "{e:?}");
     assert_eq!(

@@ -45,7 +45,10 @@ fn every_shipped_config_loads() {
 /// experiment, then keys that differ from what it extends.
 #[test]
 fn every_experiment_extends_a_base_and_states_its_intent() {
-    for path in configs().iter().filter(|p| p.parent().unwrap().ends_with("experiments")) {
+    for path in configs()
+        .iter()
+        .filter(|p| p.parent().unwrap().ends_with("experiments"))
+    {
         let text = std::fs::read_to_string(path).unwrap();
         let mut lines = text.lines();
         let first = lines.next().unwrap_or("");
