@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# A/B experiment at equal CPU time (issue #8, docs/experiments.md): each
-# arm's config (configs/experiments/ab-<arm>.toml) is trained with each
-# seed until the run has used CPU_BUDGET CPU-seconds (`--cpu-budget`), then
-# every final bundle meets every other in one ladder (same search for all:
-# PUCT with LADDER_NODES simulations) and the EXTRA players (fixed anchors,
-# e.g. "uct:400") in one ladder, and a per-arm summary is printed.
+# A/B experiment at equal CPU time (docs/experiments.md): each arm's
+# config (configs/experiments/ab-<arm>.toml) is trained with each seed
+# (`--set seed=N`) until the run has used CPU_BUDGET CPU-seconds
+# (`--cpu-budget`), then every final bundle meets every other in one
+# ladder (same search for all: PUCT with LADDER_NODES simulations) and the
+# EXTRA players (fixed anchors, e.g. "uct:400") in one ladder, and a
+# per-arm summary is printed.
 #
 # Usage: scripts/ab-experiment.sh OUT
 # Environment (defaults in brackets):
@@ -28,11 +29,10 @@ bundles=()
 for seed in $SEEDS; do
   for arm in $ARMS; do
     name="$arm-s$seed"
-    cfg="$OUT/$name.toml"
-    sed "s/^seed = .*/seed = $seed/" "configs/experiments/ab-$arm.toml" >"$cfg"
     echo "== $name: training until $CPU_BUDGET CPU-seconds"
-    "$BIN" train --config "$cfg" --run-dir "$OUT/runs/$name" \
-      --cpu-budget "$CPU_BUDGET" --quiet >"$OUT/$name.log" 2>&1
+    # The run directory's config.toml records the config with the seed.
+    "$BIN" train --config "configs/experiments/ab-$arm.toml" --set "seed=$seed" \
+      --run-dir "$OUT/runs/$name" --cpu-budget "$CPU_BUDGET" --quiet >"$OUT/$name.log" 2>&1
     last=$(ls -d "$OUT/runs/$name"/checkpoints/gen-* | sort | tail -1)
     bundles+=("bundle:$last")
     tail -1 "$OUT/$name.log"

@@ -4,7 +4,8 @@
 # each training backend: one generation of each variant's shipped config,
 # started from its shipped bundle (`lokizero train --init-from models/V
 # --generations 1`), the config's `[training] backend` set to each of
-# BACKENDS in turn, alternating, in a fresh run directory each time.
+# BACKENDS in turn (`--set training.backend=...`), alternating, in a fresh
+# run directory each time.
 # Usage: scripts/generation-split.sh [VARIANT...]   (default: all five)
 # Knobs: BACKENDS ("burn fast"), ROUNDS (1).
 set -euo pipefail
@@ -21,11 +22,9 @@ printf '%-10s %-5s %9s %10s %10s %9s %6s %10s\n' variant train wall_s selfplay_s
 for _ in $(seq "$ROUNDS"); do
   for v in "${variants[@]}"; do
     for b in $BACKENDS; do
-      cfg=$work/$v-$b.toml
-      sed "/^\[training\]/a backend = \"$b\"" "configs/$v.toml" >"$cfg"
       rm -rf "$work/run"
       t0=$(date +%s.%N)
-      "$bin" train --config "$cfg" --run-dir "$work/run" --init-from "models/$v" --generations 1 --quiet >"$work/log" 2>&1 ||
+      "$bin" train --config "configs/$v.toml" --set "training.backend=\"$b\"" --run-dir "$work/run" --init-from "models/$v" --generations 1 --quiet >"$work/log" 2>&1 ||
         { cat "$work/log" >&2; exit 1; }
       t1=$(date +%s.%N)
       tail -n 1 "$work/run/metrics.jsonl" | python3 -c '

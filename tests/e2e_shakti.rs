@@ -454,3 +454,93 @@ fn branched_self_play_starts_from_earlier_games() {
     assert!(branched.iter().all(|s| *s != start), "{branched:?}");
     assert!(run.join("checkpoints/gen-000002").exists());
 }
+
+/// A config that extends another, with `--set` overrides: the run records
+/// the merged, complete config, a re-run with the same flags resumes, and
+/// a bad `--set` is refused naming the argument before anything changes.
+#[test]
+fn extends_and_set_are_recorded_in_the_run_and_resume() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_config(tmp.path(), TINY);
+    let child = tmp.path().join("experiments/child.toml");
+    std::fs::create_dir_all(child.parent().unwrap()).unwrap();
+    std::fs::write(
+        &child,
+        "# tiny with one generation\nextends = \"../tiny.toml\"\ngenerations = 1\n",
+    )
+    .unwrap();
+    let run = tmp.path().join("run");
+    let run_s = run.to_str().unwrap();
+    let child_s = child.to_str().unwrap();
+    let args = [
+        "train",
+        "--config",
+        child_s,
+        "--set",
+        "seed=9",
+        "--set",
+        "selfplay.games_per_generation=4",
+        "--run-dir",
+        run_s,
+        "--quiet",
+    ];
+    let out = lokizero(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let recorded = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    assert!(!recorded.contains("extends"), "{recorded}");
+    let parsed: toml::Table = recorded.parse().unwrap();
+    assert_eq!(parsed["generations"].as_integer(), Some(1));
+    assert_eq!(parsed["seed"].as_integer(), Some(9));
+    assert_eq!(parsed["network"]["filters"].as_integer(), Some(8));
+    assert_eq!(
+        parsed["selfplay"]["games_per_generation"].as_integer(),
+        Some(4)
+    );
+    // The recorded config is complete: defaults are written out.
+    assert!(
+        parsed["training"].get("weight_decay").is_some(),
+        "{recorded}"
+    );
+    assert!(run.join("checkpoints/gen-000001").exists());
+
+    // The same invocation again: the run is complete, nothing is redone.
+    let metrics = std::fs::read_to_string(run.join("metrics.jsonl")).unwrap();
+    let out = lokizero(&args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("metrics.jsonl")).unwrap(),
+        metrics
+    );
+
+    // A bad --set: refused with the argument and the key, the run's
+    // config.toml untouched.
+    let before = std::fs::read_to_string(run.join("config.toml")).unwrap();
+    let out = lokizero(&[
+        "train",
+        "--config",
+        child_s,
+        "--set",
+        "network.filters=wide",
+        "--run-dir",
+        run_s,
+        "--quiet",
+    ]);
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--set network.filters=wide: network.filters: invalid type"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(run.join("config.toml")).unwrap(),
+        before
+    );
+}

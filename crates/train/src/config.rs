@@ -1,12 +1,24 @@
 //! Run configuration: one TOML file per variant in `configs/`.
 //!
+//! A config file may start from another: `extends = "../losers.toml"`
+//! (a path relative to the file that says it) takes every key of that
+//! base, and the file's own keys win; tables merge key by key, any other
+//! value (arrays included) replaces the base's. Bases may extend bases;
+//! a chain that comes back to a file already in it is an error. Then the
+//! `--set KEY=VALUE` overrides of `lokizero train` ([`ConfigOverride`])
+//! apply in order, and only the merged table is deserialised and
+//! validated, so every check below applies to the result.
+//!
 //! Unknown keys, wrong types and out-of-range values are errors that name
-//! the key (serde's `deny_unknown_fields` plus [`RunConfig::validate`]).
+//! the key and the file (or `--set` argument) that set it (serde's
+//! `deny_unknown_fields` plus [`RunConfig::validate`]).
 //! So is a setting that a run would silently ignore: `[search]
 //! leaves_per_batch`, which self-play does not read (it batches
 //! `[selfplay] leaves_per_tree` leaves per tree; see [`RunConfig::search`]).
 
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::{Component, Path, PathBuf};
+use std::str::FromStr;
 
 use arena::evaluate::EvalConfig;
 use rules::VariantId;
@@ -258,46 +270,411 @@ pub enum ConfigError {
         /// The operating system's error.
         source: std::io::Error,
     },
-    /// TOML syntax, unknown key or wrong type (serde names the key).
+    /// TOML syntax, unknown key or wrong type (the reason names the key).
     #[error("invalid config {path}: {reason}")]
     Parse {
-        /// The config file.
+        /// The file that set the key (a base names the file it was read
+        /// for), or the `--set` argument.
         path: String,
-        /// The parser's message.
+        /// The key and the parser's message.
         reason: String,
     },
     /// A value out of range.
     #[error("invalid config {path}: {source}")]
     Range {
-        /// The config file.
+        /// The file that set the key, or the `--set` argument.
         path: String,
         /// The key and the range its value must be in.
         source: InvalidSetting,
     },
+    /// The base file named by a config's `extends` could not be read.
+    #[error("cannot read config {base}, which {path} extends: {source}")]
+    Base {
+        /// The config that says `extends`.
+        path: String,
+        /// The base file, resolved against the directory of `path`.
+        base: String,
+        /// The operating system's error.
+        source: std::io::Error,
+    },
+    /// An `extends` chain that comes back to a file already in it.
+    #[error("invalid config {path}: `extends` cycle {chain}")]
+    Cycle {
+        /// The config that was loaded.
+        path: String,
+        /// The files of the chain, `a.toml -> b.toml -> a.toml`.
+        chain: String,
+    },
+    /// A `--set` argument that is not `KEY=VALUE` with a dotted key.
+    #[error("invalid --set {arg}: {reason}")]
+    Override {
+        /// The argument as given.
+        arg: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }
 
-impl RunConfig {
-    /// Parse and validate TOML text; `path` only labels errors.
-    pub fn from_toml(text: &str, path: &str) -> Result<Self, ConfigError> {
-        let config: RunConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
-            path: path.into(),
-            reason: e.to_string(),
+/// The key of a config file that names its base config.
+pub const EXTENDS: &str = "extends";
+
+/// One `--set KEY=VALUE` override of a config key (`lokizero train
+/// --set`), applied after the `extends` chain is merged.
+///
+/// `KEY` is dotted, section first (`selfplay.games_per_generation`,
+/// `search.c_puct`; a top-level key such as `seed` has no section).
+/// `VALUE` is read as a TOML value (`64`, `1.5`, `true`, `"text"`,
+/// `[[0, 0.002]]`, `{ elo1 = 30.0 }`); text that is not a TOML value is
+/// taken as a string, so `selfplay.branch_book=configs/books/x.txt` needs
+/// no quotes. A table value merges into the table there, like a child
+/// config's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConfigOverride {
+    arg: String,
+    key: Vec<String>,
+    value: toml::Value,
+}
+
+impl ConfigOverride {
+    /// The argument as given (`selfplay.games_per_generation=64`).
+    pub fn arg(&self) -> &str {
+        &self.arg
+    }
+
+    /// The dotted key (`selfplay.games_per_generation`).
+    pub fn key(&self) -> String {
+        self.key.join(".")
+    }
+
+    /// The value it sets.
+    pub fn value(&self) -> &toml::Value {
+        &self.value
+    }
+
+    /// The override as a one-key table (`{ selfplay = { games = 64 } }`),
+    /// to merge like a config file.
+    fn as_table(&self) -> toml::Table {
+        let mut value = self.value.clone();
+        for part in self.key.iter().rev() {
+            let mut table = toml::Table::new();
+            table.insert(part.clone(), value);
+            value = toml::Value::Table(table);
+        }
+        match value {
+            toml::Value::Table(table) => table,
+            // The key has at least one part (checked by `from_str`).
+            _ => toml::Table::new(),
+        }
+    }
+}
+
+impl FromStr for ConfigOverride {
+    type Err = ConfigError;
+
+    fn from_str(arg: &str) -> Result<Self, ConfigError> {
+        let bad = |reason: &str| ConfigError::Override {
+            arg: arg.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let Some((key, text)) = arg.split_once('=') else {
+            return Err(bad(
+                "expected KEY=VALUE, such as selfplay.games_per_generation=64",
+            ));
+        };
+        let key: Vec<String> = key.trim().split('.').map(str::to_owned).collect();
+        let name_ok = |part: &String| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        };
+        if !key.iter().all(name_ok) {
+            return Err(bad(
+                "KEY must be names of letters, digits, `_` or `-` joined by dots, \
+                 such as search.c_puct",
+            ));
+        }
+        if key.len() == 1 && key[0] == EXTENDS {
+            return Err(bad(
+                "`extends` cannot be overridden: it is resolved before --set \
+                 (name another file with --config)",
+            ));
+        }
+        Ok(ConfigOverride {
+            arg: arg.to_owned(),
+            key,
+            value: override_value(text.trim()),
+        })
+    }
+}
+
+/// `text` as a TOML value, or as a string when it is not one.
+fn override_value(text: &str) -> toml::Value {
+    if let Ok(mut table) = format!("value = {text}").parse::<toml::Table>() {
+        if table.len() == 1 {
+            if let Some(value) = table.remove("value") {
+                return value;
+            }
+        }
+    }
+    toml::Value::String(text.to_owned())
+}
+
+/// Config layers merged into one table, remembering which layer set each
+/// key so that an error can name the file (or `--set` argument).
+struct Layers {
+    /// The merged table.
+    table: toml::Table,
+    /// Each layer's label, in merge order.
+    labels: Vec<String>,
+    /// Dotted key -> the layer that set it last (tables too).
+    origins: BTreeMap<String, usize>,
+    /// The layer named when no key is to blame (the loaded file).
+    main: usize,
+}
+
+impl Layers {
+    fn new() -> Self {
+        Layers {
+            table: toml::Table::new(),
+            labels: Vec::new(),
+            origins: BTreeMap::new(),
+            main: 0,
+        }
+    }
+
+    /// Merge `table` over the layers so far.
+    fn push(&mut self, label: String, table: toml::Table) {
+        let layer = self.labels.len();
+        self.labels.push(label);
+        merge(&mut self.table, table, "", layer, &mut self.origins);
+    }
+
+    /// The label of the layer that set `key` (a dotted path as
+    /// `serde_path_to_error` writes it), or of its nearest table that one
+    /// did; the main file when none did.
+    fn origin(&self, key: &str) -> &str {
+        let mut key = key;
+        let layer = loop {
+            if let Some(&layer) = self.origins.get(key) {
+                break layer;
+            }
+            match key.rfind('.') {
+                Some(dot) => key = &key[..dot],
+                None => break self.main,
+            }
+        };
+        &self.labels[layer]
+    }
+
+    /// Deserialise and validate the merged table.
+    fn into_config(mut self) -> Result<RunConfig, ConfigError> {
+        let value = toml::Value::Table(std::mem::take(&mut self.table));
+        let config: RunConfig = serde_path_to_error::deserialize(value).map_err(|e| {
+            let key = e.path().to_string();
+            let message = e.inner().message().trim();
+            if key.is_empty() || key == "." {
+                ConfigError::Parse {
+                    path: self.labels[self.main].clone(),
+                    reason: message.to_owned(),
+                }
+            } else {
+                ConfigError::Parse {
+                    path: self.origin(&key).to_owned(),
+                    reason: format!("{key}: {message}"),
+                }
+            }
         })?;
         config.validate().map_err(|source| ConfigError::Range {
-            path: path.into(),
+            path: self.origin(&source.field).to_owned(),
             source,
         })?;
         Ok(config)
     }
+}
 
-    /// Read, parse and validate a config file.
-    pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        let p = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
-            path: p.clone(),
-            source,
+/// Merge `src` into `dst` key by key: a table into a table recursively,
+/// any other value replaces. Records `layer` as the origin of every key it
+/// sets (`prefix` is the dotted path of `dst`).
+fn merge(
+    dst: &mut toml::Table,
+    src: toml::Table,
+    prefix: &str,
+    layer: usize,
+    origins: &mut BTreeMap<String, usize>,
+) {
+    for (key, value) in src {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        origins.insert(path.clone(), layer);
+        match (dst.get_mut(&key), value) {
+            (Some(toml::Value::Table(into)), toml::Value::Table(from)) => {
+                merge(into, from, &path, layer, origins);
+            }
+            (_, value) => {
+                // The keys under a replaced value are gone; those under the
+                // new value are this layer's.
+                let under = format!("{path}.");
+                origins.retain(|k, _| !k.starts_with(&under));
+                if let toml::Value::Table(from) = &value {
+                    record(from, &path, layer, origins);
+                }
+                dst.insert(key, value);
+            }
+        }
+    }
+}
+
+/// Record `layer` as the origin of every key under `table` (at `prefix`).
+fn record(table: &toml::Table, prefix: &str, layer: usize, origins: &mut BTreeMap<String, usize>) {
+    for (key, value) in table {
+        let path = format!("{prefix}.{key}");
+        origins.insert(path.clone(), layer);
+        if let toml::Value::Table(inner) = value {
+            record(inner, &path, layer, origins);
+        }
+    }
+}
+
+/// Parse TOML text into a table; `path` labels errors.
+fn parse_table(text: &str, path: &str) -> Result<toml::Table, ConfigError> {
+    text.parse::<toml::Table>().map_err(|e| ConfigError::Parse {
+        path: path.into(),
+        reason: e.to_string().trim_end().to_owned(),
+    })
+}
+
+/// `path` without `.` and with each `..` cancelling the name before it
+/// (`configs/experiments/../losers.toml` -> `configs/losers.toml`), for
+/// messages; the files are found through the path as written.
+fn tidy(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other.as_os_str()),
+        }
+    }
+    out
+}
+
+/// Read `path` and the chain of bases its `extends` names, base first,
+/// each with its label for messages.
+fn read_chain(path: &Path) -> Result<Vec<(String, toml::Table)>, ConfigError> {
+    let main = path.display().to_string();
+    // (shown path, canonical path) of each file read, child first.
+    let mut chain: Vec<(String, PathBuf)> = Vec::new();
+    let mut layers = Vec::new();
+    let mut current = path.to_path_buf();
+    loop {
+        let shown = current.display().to_string();
+        let text = std::fs::read_to_string(&current).map_err(|source| match chain.last() {
+            None => ConfigError::Io {
+                path: shown.clone(),
+                source,
+            },
+            Some((child, _)) => ConfigError::Base {
+                path: child.clone(),
+                base: shown.clone(),
+                source,
+            },
         })?;
-        Self::from_toml(&text, &p)
+        let canonical = std::fs::canonicalize(&current).unwrap_or_else(|_| current.clone());
+        if let Some(first) = chain.iter().position(|(_, c)| *c == canonical) {
+            let names: Vec<&str> = chain[first..].iter().map(|(s, _)| s.as_str()).collect();
+            return Err(ConfigError::Cycle {
+                path: main,
+                chain: format!("{} -> {shown}", names.join(" -> ")),
+            });
+        }
+        let label = if chain.is_empty() {
+            shown.clone()
+        } else {
+            format!("{shown} (a base of {main})")
+        };
+        let mut table = parse_table(&text, &label)?;
+        let base = match table.remove(EXTENDS) {
+            None => None,
+            Some(toml::Value::String(base)) => Some(base),
+            Some(other) => {
+                return Err(ConfigError::Parse {
+                    path: label,
+                    reason: format!(
+                        "{EXTENDS}: must be a string, the path of the base config \
+                         relative to this file, got {other}"
+                    ),
+                })
+            }
+        };
+        layers.push((label, table));
+        chain.push((shown, canonical));
+        match base {
+            None => break,
+            Some(base) => {
+                let dir = current.parent().unwrap_or(Path::new(""));
+                current = tidy(&dir.join(base));
+            }
+        }
+    }
+    layers.reverse();
+    Ok(layers)
+}
+
+impl RunConfig {
+    /// Parse and validate TOML text; `path` only labels errors. The text
+    /// cannot say `extends` (it has no directory to resolve a base
+    /// against): use [`RunConfig::load`].
+    pub fn from_toml(text: &str, path: &str) -> Result<Self, ConfigError> {
+        let table = parse_table(text, path)?;
+        if table.contains_key(EXTENDS) {
+            return Err(ConfigError::Parse {
+                path: path.into(),
+                reason: format!(
+                    "{EXTENDS}: a base config can only be named in a config file \
+                     read from disk"
+                ),
+            });
+        }
+        let mut layers = Layers::new();
+        layers.push(path.into(), table);
+        layers.into_config()
+    }
+
+    /// Read, parse and validate a config file, with the bases its
+    /// `extends` chain names.
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        Self::load_with_overrides(path, &[])
+    }
+
+    /// [`RunConfig::load`], then `overrides` in order (`lokizero train
+    /// --set`) before the result is deserialised and validated.
+    ///
+    /// # Errors
+    /// A file that cannot be read (a missing base names the file that
+    /// extends it), an `extends` cycle (naming the chain), TOML syntax, or
+    /// an unknown key, wrong type or out-of-range value, naming the key and
+    /// the file or `--set` argument that set it.
+    pub fn load_with_overrides(
+        path: &Path,
+        overrides: &[ConfigOverride],
+    ) -> Result<Self, ConfigError> {
+        let mut layers = Layers::new();
+        for (label, table) in read_chain(path)? {
+            layers.push(label, table);
+        }
+        layers.main = layers.labels.len().saturating_sub(1);
+        for o in overrides {
+            layers.push(format!("--set {}", o.arg), o.as_table());
+        }
+        layers.into_config()
     }
 
     /// Check every range, the run's own keys and then every section's.

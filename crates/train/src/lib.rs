@@ -24,6 +24,6 @@ pub mod run;
 pub mod samples;
 pub mod trainer;
 
-pub use config::{ConfigError, RunConfig};
+pub use config::{ConfigError, ConfigOverride, RunConfig};
 pub use error::TrainError;
 pub use run::{run, RunOptions, RunSummary};

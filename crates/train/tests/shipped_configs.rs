@@ -23,9 +23,10 @@ fn configs() -> Vec<PathBuf> {
 #[test]
 fn every_shipped_config_loads() {
     let paths = configs();
-    // The five variants' main jobs and the 44 files of
-    // configs/experiments (A/B arms and experiment recipes).
-    assert_eq!(paths.len(), 49, "{paths:?}");
+    assert!(
+        paths.iter().any(|p| p.ends_with("configs/shakti.toml")),
+        "{paths:?}"
+    );
     for path in &paths {
         let config = RunConfig::load(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let stem = path.file_stem().unwrap().to_str().unwrap();
@@ -35,6 +36,63 @@ fn every_shipped_config_loads() {
         }
         if let Some(book) = &config.selfplay.branch_book {
             check_losers_book(path, book);
+        }
+    }
+}
+
+/// Every experiment config states only its difference: a comment line of
+/// intent, then `extends` naming a variant's config or another
+/// experiment, then keys that differ from what it extends.
+#[test]
+fn every_experiment_extends_a_base_and_states_its_intent() {
+    for path in configs()
+        .iter()
+        .filter(|p| p.parent().unwrap().ends_with("experiments"))
+    {
+        let text = std::fs::read_to_string(path).unwrap();
+        let mut lines = text.lines();
+        let first = lines.next().unwrap_or("");
+        assert!(
+            first.starts_with("# ") && first.len() > 10,
+            "{}: starts with a comment of intent",
+            path.display()
+        );
+        let extends = lines
+            .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .unwrap_or("");
+        assert!(
+            extends.starts_with("extends = \""),
+            "{}: `extends` comes first, got {extends:?}",
+            path.display()
+        );
+    }
+}
+
+/// Comments in the shipped configs say what a setting does and why, not
+/// when it was found: no session, issue or round labels.
+#[test]
+fn config_comments_carry_no_history_labels() {
+    let labels = ["session ", "sessions ", "issue ", "issue #", "round "];
+    for path in configs() {
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in text.lines().enumerate() {
+            let Some((_, comment)) = line.split_once('#') else {
+                continue;
+            };
+            let comment = comment.to_lowercase();
+            for label in labels {
+                let numbered = comment.match_indices(label).any(|(i, _)| {
+                    comment[i + label.len()..]
+                        .trim_start_matches('#')
+                        .starts_with(|c: char| c.is_ascii_digit())
+                });
+                assert!(
+                    !numbered,
+                    "{}:{}: history label in {line:?}",
+                    path.display(),
+                    n + 1
+                );
+            }
         }
     }
 }

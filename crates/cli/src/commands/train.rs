@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use anyhow::{anyhow, Result};
 use clap::Args;
-use train::{RunConfig, RunOptions};
+use train::{ConfigOverride, RunConfig, RunOptions};
 
 /// Arguments of `lokizero train`.
 #[derive(Args, Debug)]
@@ -13,9 +13,20 @@ use train::{RunConfig, RunOptions};
     reason = "the doc comments are also the --help text, where <variant> is a placeholder"
 )]
 pub struct TrainArgs {
-    /// Run config (TOML).
+    /// Run config (TOML). It may start with `extends = "<base.toml>"` (a
+    /// path relative to it) and list only the keys that differ.
     #[arg(long, default_value = "configs/shakti.toml")]
     config: PathBuf,
+    /// Override one config key after `extends` is resolved; repeatable, a
+    /// later --set wins. KEY is dotted, section first (`--set
+    /// selfplay.games_per_generation=64`, `--set search.c_puct=1.5`; a
+    /// top-level key has none: `--set seed=7`). VALUE is read as a TOML
+    /// value (64, 1.5, true, '"text"', '[[0, 0.002]]'); text that is not
+    /// one is taken as a string (`--set
+    /// selfplay.branch_book=configs/books/losers-endgames.txt`). The run
+    /// directory's config.toml records the config with every override.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    set: Vec<ConfigOverride>,
     /// Run directory (checkpoints, replay, metrics). Default: runs/<variant>.
     /// Re-running with the same directory resumes.
     #[arg(long)]
@@ -135,7 +146,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
             "--trainer-only needs --store (a local run always plays its own games)"
         ));
     }
-    let mut config = RunConfig::load(&args.config)?;
+    let mut config = RunConfig::load_with_overrides(&args.config, &args.set)?;
     if let Some(g) = args.generations {
         config.generations = g;
         config
@@ -183,4 +194,39 @@ pub fn run(args: TrainArgs) -> Result<()> {
         summary.bundle.display()
     );
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    #[derive(Parser)]
+    struct TrainCli {
+        #[command(flatten)]
+        train: TrainArgs,
+    }
+
+    #[test]
+    fn set_is_repeatable_parsed_and_explained_in_help() {
+        let cli = TrainCli::try_parse_from([
+            "x",
+            "--set",
+            "selfplay.games_per_generation=64",
+            "--set",
+            "seed=7",
+        ])
+        .unwrap();
+        let keys: Vec<String> = cli.train.set.iter().map(ConfigOverride::key).collect();
+        assert_eq!(keys, ["selfplay.games_per_generation", "seed"]);
+        let e = TrainCli::try_parse_from(["x", "--set", "seed"])
+            .err()
+            .unwrap()
+            .to_string();
+        assert!(e.contains("expected KEY=VALUE"), "{e}");
+        let help = TrainCli::command().render_long_help().to_string();
+        assert!(help.contains("--set <KEY=VALUE>"), "{help}");
+        assert!(help.contains("TOML value"), "{help}");
+        assert!(help.contains("extends"), "{help}");
+    }
 }

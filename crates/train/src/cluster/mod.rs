@@ -3,7 +3,8 @@
 //! self-play workers ([`worker`]) and one trainer ([`trainer`]).
 //!
 //! Key layout (relative to the store's root; `docs/distributed.md`):
-//! - `config.toml`: the run config (the trainer writes it; workers read it);
+//! - `config.toml`: the run config, complete (`extends` and `--set` merged
+//!   in; the trainer writes it, workers read it);
 //! - `checkpoints/gen-GGGGGG/{model.safetensors,model.json}`: bundles;
 //! - `latest.json`: the pointer to the newest published bundle
 //!   ([`pointer`](mod@pointer)), written last;

@@ -2,7 +2,8 @@
 //! directory that survives being killed at any moment.
 //!
 //! Run directory layout:
-//! - `config.toml`: the config of the latest invocation;
+//! - `config.toml`: the config of the latest invocation, complete (its
+//!   `extends` chain and `--set` overrides merged in, every default written);
 //! - `checkpoints/gen-GGGGGG/`: one bundle per completed generation
 //!   (generation 0 = the untrained initial network);
 //! - `replay/gen-GGGGGG-part-PPPP.bin`: self-play games, in parts;
