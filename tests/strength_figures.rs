@@ -36,9 +36,7 @@ fn meta(variant: &str) -> Value {
 }
 
 fn count(m: &Value, key: &str) -> u64 {
-    m[key]
-        .as_u64()
-        .unwrap_or_else(|| panic!("no {key} in {m}"))
+    m[key].as_u64().unwrap_or_else(|| panic!("no {key} in {m}"))
 }
 
 /// `+W =D -L` of a match record or promotion.
@@ -125,8 +123,7 @@ fn the_readme_table_shows_each_model_json() {
     for row in &rows {
         let v = variant_of(&row[0]);
         let m = meta(&v);
-        let headline =
-            serve::catalog::strength_line(&m["strength"]).expect("a headline record");
+        let headline = serve::catalog::strength_line(&m["strength"]).expect("a headline record");
         let p = promotion(&m);
         let expected = [
             format!("[{v}](docs/models.md#{v})"),
@@ -177,7 +174,11 @@ fn models_md_shows_every_record_of_each_model_json_and_no_other() {
         .filter(|l| l.starts_with("| ["))
         .map(cells)
         .collect();
-    assert_eq!(summary_rows.len(), shipped().len(), "one summary row per bundle");
+    assert_eq!(
+        summary_rows.len(),
+        shipped().len(),
+        "one summary row per bundle"
+    );
     for v in shipped() {
         let m = meta(&v);
         let records = matches(&m);
@@ -212,7 +213,10 @@ fn models_md_shows_every_record_of_each_model_json_and_no_other() {
         );
         assert!(text.contains(&format!("{cpu} CPU-hours")), "{v}: CPU-hours");
         assert!(
-            text.contains(&format!("| weights sha256 | `{}` |", m["weights_sha256"].as_str().unwrap())),
+            text.contains(&format!(
+                "| weights sha256 | `{}` |",
+                m["weights_sha256"].as_str().unwrap()
+            )),
             "{v}: weights sha256"
         );
         let mut recorded: BTreeSet<String> = records

@@ -152,9 +152,16 @@ async fn variants_report_the_headline_record_of_each_model_json() {
         let line = v["strength"].as_str().unwrap();
         let expected = format!(
             "+{} ={} -{} vs {} ({} games",
-            headline["wins"], headline["draws"], headline["losses"], headline["b"].as_str().unwrap(), headline["games"]
+            headline["wins"],
+            headline["draws"],
+            headline["losses"],
+            headline["b"].as_str().unwrap(),
+            headline["games"]
         );
-        assert!(line.starts_with(&expected), "{id}: {line:?} is not {expected:?}");
+        assert!(
+            line.starts_with(&expected),
+            "{id}: {line:?} is not {expected:?}"
+        );
         assert_eq!(
             Some(line.to_string()),
             serve::catalog::strength_line(&meta["strength"]),
