@@ -1,4 +1,4 @@
-//! Corrupt and mismatched inputs through the binary (issue 10): a
+//! Corrupt and mismatched inputs through the binary: a
 //! bit-flipped bundle, a bundle of another encoding version, a truncated
 //! replay chunk in a run being resumed, a damaged newest checkpoint, a
 //! config with an unknown key and a full disk. Each must fail with a clear message and leave the existing

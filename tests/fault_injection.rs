@@ -1,4 +1,4 @@
-//! Fault injection on the main job (issue 10): a tiny training run is
+//! Fault injection on the main job: a tiny training run is
 //! killed with SIGKILL at least 10 times — while a replay chunk, a
 //! checkpoint bundle or the metrics log is being written, and at random
 //! moments — and restarted each time. `LOKIZERO_FAULT_DELAY_MS` makes every

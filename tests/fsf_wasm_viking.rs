@@ -1,6 +1,6 @@
 //! The project's UCI wrapper around the npm Fairy-Stockfish WebAssembly
 //! build (`scripts/fairy-stockfish-wasm/`), the outside anchor for viking
-//! (issue #21): it loads the shipped variant definition (start-position
+//! it loads the shipped variant definition (start-position
 //! perft 4 equals the rules crate's), and `lokizero match` plays it a short
 //! match. `.ci/run` installs the npm package; elsewhere the tests print
 //! `SKIPPED:` when it is not installed (`scripts/fairy-stockfish-wasm/install.sh`).

@@ -1,4 +1,4 @@
-//! Strength records: `lokizero export` gives every bundle a lineage (issue #21),
+//! Strength records: `lokizero export` gives every bundle a lineage,
 //! `--promoted-by` records an SPRT that accepted H1 and refuses any other,
 //! and exporting the same weights twice gives the same file and sha256;
 //! match records carry the per-side split the promotion rules read.
@@ -166,7 +166,7 @@ fn the_promotion_names_the_bundle_it_replaced() {
 }
 
 /// `lokizero match --json` splits A's results by side (tafl and loki sides
-/// differ, and the issue-21 targets are per side).
+/// differ, and strength targets are read per side).
 #[test]
 fn match_json_splits_the_result_by_side() {
     let out = Command::new(BIN)

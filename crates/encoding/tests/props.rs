@@ -1,5 +1,5 @@
-//! Symmetry properties of every variant's encoding over random legal games
-//! (issue 10), one generic suite instantiated per variant.
+//! Symmetry properties of every variant's encoding over random legal games,
+//! one generic suite instantiated per variant.
 //!
 //! For a history-free position `g` (parsed from text, at a turn start) and
 //! each symmetry `sym` the encoder uses, the image `h` is built by

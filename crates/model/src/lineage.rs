@@ -5,7 +5,7 @@
 //!
 //! The training loop fills in the generations and CPU-hours of every
 //! checkpoint; `lokizero export --promoted-by MATCH.json` adds the SPRT
-//! that replaced the previous shipped bundle (README, "Shipped bots").
+//! that replaced the previous shipped bundle (`docs/models.md`).
 
 use rules::VariantId;
 use serde::{Deserialize, Serialize};

@@ -1,4 +1,4 @@
-//! Corrupt and mismatched bundles (issue 10): every case is a clear
+//! Corrupt and mismatched bundles: every case is a clear
 //! [`BundleError`] whose message says what is wrong, and loading never
 //! modifies the files on disk.
 

@@ -1,4 +1,4 @@
-//! Property tests over random legal games of every variant (issue 10).
+//! Property tests over random legal games of every variant.
 //!
 //! One generic suite ([`check_game`], [`check_perft`]) is instantiated per
 //! variant by [`variant_props!`]. Each proptest case plays a random legal

@@ -159,8 +159,8 @@ fn the_defence_goes_on_past_the_likely_moves_proven_lost() {
     // The fork position again, with priors that favour twelve losing
     // moves (most attacker moves lose here): the defence proves them lost
     // and goes on until it has moves not proven lost, so the search plays
-    // one of those (session 23's break test: it played an unchecked
-    // losing move once the 8 most likely were proven lost).
+    // one of those (a search that stopped after the 8 most likely moves
+    // played an unchecked losing move once those were proven lost).
     let root = Hnefatafl::from_text(
         "3s1sss3/5s5/11/s1s1sS2s2/s3SSS3s/ss2SKSS1ss/s2SS2S2s/s3s2SS1s/6s4/9ss/11 a",
     )
@@ -188,7 +188,8 @@ fn a_proven_win_is_played_by_its_shortest_line() {
     // After j2j3 in the fork position the king runs to f1 and the
     // attackers shut k1 (j3j1): the king wins at once at a1, and other
     // king moves are proven won as well (wins in two); the search plays
-    // the win at once (session 23's break test: it stepped to g1).
+    // the win at once (a search that did not prefer the shortest proven
+    // win stepped to g1).
     let mut root = Hnefatafl::from_text(
         "3s1sss3/5s5/11/s1s1sS2s2/s3SSS3s/ss2SKSS1ss/s2SS2S2s/s3s2SS1s/6s4/9ss/11 a",
     )

@@ -1,4 +1,4 @@
-//! Corrupt and mismatched replay chunks (issue 10): truncated, bit-flipped,
+//! Corrupt and mismatched replay chunks: truncated, bit-flipped,
 //! foreign and other-variant chunks are clear [`ReplayError`]s; reading
 //! never modifies the file, and writing over a chunk is atomic.
 

@@ -159,10 +159,12 @@ impl Catalog {
     }
 }
 
-/// One line from a bundle's `strength` field: the first recorded match
-/// against a fixed opponent (else the first match),
-/// `+W =D -L vs OPPONENT (N games, S simulations)`.
-fn strength_line(strength: &Value) -> Option<String> {
+/// The headline record of a bundle's `strength` field (`model.json`):
+/// the first recorded match against a fixed opponent (not a `bundle:`),
+/// else the first match. The README's table of shipped bots and
+/// `docs/models.md` show this record, and `/api/variants` reports it
+/// through [`strength_line`].
+pub fn headline_record(strength: &Value) -> Option<&Value> {
     // A match against a fixed opponent says more to a visitor than the
     // promotion match against the previous bundle; that one only when
     // there is nothing else.
@@ -172,10 +174,17 @@ fn strength_line(strength: &Value) -> Option<String> {
             .and_then(Value::as_str)
             .is_some_and(|b| b.starts_with("bundle:"))
     };
-    let m = matches
+    matches
         .iter()
         .find(|m| !against_bundle(m))
-        .or_else(|| matches.first())?;
+        .or_else(|| matches.first())
+}
+
+/// The [`headline_record`] of a bundle's `strength` field in one line,
+/// `+W =D -L vs OPPONENT (N games, S simulations)`: the `strength` of
+/// `/api/variants`, and the headline cell of the README's table.
+pub fn strength_line(strength: &Value) -> Option<String> {
+    let m = headline_record(strength)?;
     let count = |key: &str| m.get(key).and_then(Value::as_u64).unwrap_or(0);
     let opponent = m.get("b").and_then(Value::as_str).unwrap_or("?");
     // A bundle opponent is a path (or a `bundle:PATH:N` spec); its last

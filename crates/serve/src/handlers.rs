@@ -1,5 +1,5 @@
-//! The JSON endpoints (`/api/...`); the contract is in the README's "Web
-//! lab" section and `assets/openapi.json`.
+//! The JSON endpoints (`/api/...`); the contract is in `docs/web-lab.md`
+//! and `assets/openapi.json`.
 
 use std::sync::Arc;
 use std::time::Duration;

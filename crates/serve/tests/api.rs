@@ -128,6 +128,48 @@ async fn variants_list_bundles_levels_and_caps() {
     assert!(body["levels"].as_array().unwrap().len() >= 3);
 }
 
+/// `/api/variants` reports each shipped bundle's headline record, the
+/// first match of its `model.json` against a fixed opponent: the record
+/// the README's table and `docs/models.md` show
+/// (`tests/strength_figures.rs` checks those against the same files).
+#[tokio::test]
+async fn variants_report_the_headline_record_of_each_model_json() {
+    let service = service();
+    let (status, body) = get(&service, "/api/variants").await;
+    assert_eq!(status, StatusCode::OK);
+    for v in body["variants"].as_array().unwrap() {
+        let id = v["id"].as_str().unwrap();
+        let meta: Value = serde_json::from_str(
+            &std::fs::read_to_string(models().join(id).join("model.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(v["generation"], meta["generation"], "{id}");
+        let matches = meta["strength"]["matches"].as_array().unwrap();
+        let headline = matches
+            .iter()
+            .find(|m| !m["b"].as_str().unwrap().starts_with("bundle:"))
+            .unwrap_or_else(|| panic!("{id}: no match against a fixed opponent"));
+        let line = v["strength"].as_str().unwrap();
+        let expected = format!(
+            "+{} ={} -{} vs {} ({} games",
+            headline["wins"],
+            headline["draws"],
+            headline["losses"],
+            headline["b"].as_str().unwrap(),
+            headline["games"]
+        );
+        assert!(
+            line.starts_with(&expected),
+            "{id}: {line:?} is not {expected:?}"
+        );
+        assert_eq!(
+            Some(line.to_string()),
+            serve::catalog::strength_line(&meta["strength"]),
+            "{id}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn every_variant_plays_a_move_and_a_bot_move() {
     let service = service();

@@ -1,5 +1,5 @@
 //! CPU time of this process, for the learning curve's x axis (Elo vs
-//! CPU-hours, issue "learning efficiency").
+//! CPU-hours).
 //!
 //! Read from `/proc/self/stat` (fields 14 `utime` and 15 `stime`, in clock
 //! ticks of `USER_HZ`, which Linux fixes at 100 for this interface;

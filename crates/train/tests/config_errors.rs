@@ -1,4 +1,4 @@
-//! Bad run configs (issue 10): unknown keys, wrong types and out-of-range
+//! Bad run configs: unknown keys, wrong types and out-of-range
 //! values in every table are errors that name the file and the key; the
 //! config file itself is never modified by loading it.
 

@@ -1,5 +1,5 @@
-//! The hand-written training step for this project's residual networks
-//! (issue 22): forward with saved activations, backward, losses and the
+//! The hand-written training step for this project's residual networks:
+//! forward with saved activations, backward, losses and the
 //! optimiser written out for the layers of `model::Net`, on the `gemm`
 //! crate's kernels with im2col, over one rayon pool, with every buffer
 //! kept across steps. burn's autodiff path (`crate::trainer`) stays the
