@@ -32,7 +32,7 @@
 //! state machine and offers no hook to give it a body, and with no
 //! parsed request there is nothing for an axum layer or fallback to see.
 //!
-//! Endpoints (the README's "Web lab" section; `assets/openapi.json`):
+//! Endpoints (`docs/web-lab.md`; `assets/openapi.json`):
 //! `GET /api/variants`, `POST /api/games`, `GET /api/games/{id}`,
 //! `POST /api/games/{id}/moves`, `POST /api/games/{id}/bot`,
 //! `POST /api/games/{id}/undo`,
