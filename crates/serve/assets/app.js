@@ -117,16 +117,57 @@ function renderPowers(info) {
   }
 }
 
+// The move list: SAN with move numbers ("1. e4", "f5") where the game
+// has it (chess variants), else the move tokens numbered by the list. The
+// PGN box shows the game as PGN where there is one.
 function renderMoves(info) {
   const list = $('moves');
   list.innerHTML = '';
-  lab.game.moves.forEach((m, i) => {
+  const game = lab.game;
+  const san = game.san && game.san.length === game.moves.length ? game.san : null;
+  list.style.listStyleType = san ? 'none' : '';
+  // The number and side of the first move, from the start position's FEN.
+  const fen = (game.start === 'startpos' ? '' : game.start).split(' ');
+  let number = parseInt(fen[5], 10) || 1;
+  let second = fen[1] === 'b';
+  game.moves.forEach((m, i) => {
     const li = document.createElement('li');
-    li.textContent = m;
-    li.title = `${i + 1}`;
+    li.title = m;
+    if (san) {
+      li.textContent = second ? (i === 0 ? `${number}... ${san[i]}` : san[i]) : `${number}. ${san[i]}`;
+      if (second) number += 1;
+      second = !second;
+    } else {
+      li.textContent = m;
+      li.title = `${i + 1}`;
+    }
     list.appendChild(li);
   });
   list.scrollTop = list.scrollHeight;
+  $('pgn-box').hidden = game.pgn == null;
+  if (game.pgn != null && !lab.pgnEdited) $('pgn').value = game.pgn;
+}
+
+/// Start a game from the PGN in the box (its [Variant] tag picks the variant).
+async function loadPgn() {
+  const pgn = $('pgn').value;
+  const tag = /\[Variant "([^"]*)"\]/.exec(pgn);
+  const named = tag && lab.info.variants.find((v) => v.id === tag[1].toLowerCase());
+  if (named) $('variant').value = named.id;
+  lab.error = '';
+  try {
+    const game = await api.newGame($('variant').value, undefined, pgn);
+    lab.pgnEdited = false;
+    lab.busy = false;
+    lab.last = [];
+    setState(game, []);
+  } catch (e) {
+    lab.error = e.message;
+    $('error').textContent = e.message;
+    return;
+  }
+  describeVariant();
+  maybeBot();
 }
 
 function renderEval(info) {
@@ -238,6 +279,7 @@ function botRequest() {
 
 async function startGame() {
   lab.error = '';
+  lab.pgnEdited = false;
   lab.watching = $('players').value === 'watch';
   lab.wdl = null;
   lab.last = [];
@@ -282,6 +324,10 @@ async function main() {
     startGame();
   });
   $('new-game').addEventListener('click', startGame);
+  $('pgn').addEventListener('input', () => {
+    lab.pgnEdited = true;
+  });
+  $('pgn-load').addEventListener('click', loadPgn);
   $('pass').addEventListener('click', () => {
     const pass = lab.game.legal.find((m) => m.kind === 'pass');
     if (pass) humanMove(pass.move, []);
