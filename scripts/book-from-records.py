@@ -50,10 +50,17 @@ def position_before_end(tags: dict, moves: list[str], back: int) -> str:
     Raises ValueError when a move does not replay from the record's start.
     """
     board = chess.Board(tags.get("FEN", chess.STARTING_FEN))
-    for uci in moves[: max(len(moves) - back, 0)]:
-        move = chess.Move.from_uci(uci)
+    for text in moves[: max(len(moves) - back, 0)]:
+        # Records hold SAN moves; older records hold UCI ones.
+        try:
+            move = chess.Move.from_uci(text)
+        except ValueError:
+            try:
+                move = board.parse_san(text)
+            except ValueError as e:
+                raise ValueError(f"move {text} does not read in {board.fen()}: {e}") from e
         if move not in board.legal_moves:
-            raise ValueError(f"move {uci} is not legal in {board.fen()}")
+            raise ValueError(f"move {text} is not legal in {board.fen()}")
         board.push(move)
     return board.fen()
 

@@ -7,7 +7,7 @@
 
 use serde::{Serialize, Serializer};
 
-use crate::{Game, Geometry, Player};
+use crate::{Game, Geometry, Player, SanError};
 
 /// How a variant presents itself and its positions (`docs/rules.md`, each
 /// variant's section). Data only: nothing here changes the rules.
@@ -45,6 +45,43 @@ pub trait Describe: Game {
     /// never a panic.
     fn move_shape(&self, token: &str) -> MoveShape {
         MoveShape::squares(Self::GEOMETRY, MoveShape::MOVE, token)
+    }
+
+    /// Whether the variant writes and reads its moves in Standard
+    /// Algebraic Notation (PGN standard, section 8.2.3):
+    /// [`Describe::move_san`] gives `Some` and [`Describe::parse_san`]
+    /// reads. `false` by default.
+    const SAN: bool = false;
+
+    /// The move `actions` (one whole turn played from `self`, as
+    /// [`Game::move_text`] takes it) in Standard Algebraic Notation (PGN
+    /// standard, section 8.2.3: `e4`, `Nbd7`, `exd8=Q+`, `O-O`), or `None`
+    /// (the default) for a variant without SAN. The actions must be legal
+    /// here; for others the text is unspecified (never a panic).
+    fn move_san(&self, _actions: &[Self::Action]) -> Option<String> {
+        None
+    }
+
+    /// Read one move in Standard Algebraic Notation (PGN standard, section
+    /// 8.2.3) into the legal actions it consists of: the inverse of
+    /// [`Describe::move_san`].
+    ///
+    /// # Errors
+    /// [`SanError`] naming the text and why (malformed, illegal,
+    /// ambiguous, game over); [`SanError::Unsupported`] (the default) for
+    /// a variant without SAN. Never panics.
+    fn parse_san(&self, text: &str) -> Result<Vec<Self::Action>, SanError> {
+        Err(SanError::Unsupported {
+            text: text.to_string(),
+            variant: Self::NAME,
+        })
+    }
+
+    /// The move's text for a reader: [`Describe::move_san`] where the
+    /// variant has SAN, else [`Game::move_text`].
+    fn move_notation(&self, actions: &[Self::Action]) -> String {
+        self.move_san(actions)
+            .unwrap_or_else(|| self.move_text(actions))
     }
 }
 

@@ -63,13 +63,14 @@ pub mod describe;
 pub mod game;
 pub mod geometry;
 pub mod perft;
+pub mod pgn;
 pub mod variant;
 pub mod zobrist;
 
 pub mod shakti;
 pub mod tafl;
 
-pub use chess::{Losers, Viking};
+pub use chess::{Losers, SanError, Viking};
 pub use describe::Describe;
 pub use game::{ActionError, EndReason, Game, NotationError, Outcome, Player, PositionError};
 pub use geometry::Geometry;

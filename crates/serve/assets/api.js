@@ -19,8 +19,8 @@ async function call(method, path, body) {
 }
 
 export const variants = () => call('GET', '/api/variants');
-export const newGame = (variant, position) =>
-  call('POST', '/api/games', position ? { variant, position } : { variant });
+export const newGame = (variant, position, pgn) =>
+  call('POST', '/api/games', pgn ? { variant, pgn } : position ? { variant, position } : { variant });
 export const getGame = (id) => call('GET', `/api/games/${id}`);
 export const playMove = (id, move) => call('POST', `/api/games/${id}/moves`, { move });
 export const undo = (id, plies) => call('POST', `/api/games/${id}/undo`, { plies });

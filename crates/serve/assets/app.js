@@ -256,16 +256,45 @@ function renderPv() {
   });
 }
 
+// The move list: SAN with move numbers ("1. e4", "f5") where the game
+// has it (chess variants), else the move tokens numbered by the list. The
+// PGN box shows the game as PGN where there is one.
 function renderMoves(info) {
   const list = $('moves');
   list.innerHTML = '';
-  lab.game.moves.forEach((m, i) => {
+  const game = lab.game;
+  const san = game.san && game.san.length === game.moves.length ? game.san : null;
+  list.style.listStyleType = san ? 'none' : '';
+  // The number and side of the first move, from the start position's FEN.
+  const fen = (game.start === 'startpos' ? '' : game.start).split(' ');
+  let number = parseInt(fen[5], 10) || 1;
+  let second = fen[1] === 'b';
+  game.moves.forEach((m, i) => {
     const li = document.createElement('li');
-    li.textContent = m;
-    li.title = `${i + 1}`;
+    li.title = m;
+    if (san) {
+      li.textContent = second ? (i === 0 ? `${number}... ${san[i]}` : san[i]) : `${number}. ${san[i]}`;
+      if (second) number += 1;
+      second = !second;
+    } else {
+      li.textContent = m;
+      li.title = `${i + 1}`;
+    }
     list.appendChild(li);
   });
   list.scrollTop = list.scrollHeight;
+  $('pgn-box').hidden = game.pgn == null;
+  if (game.pgn != null && !lab.pgnEdited) $('pgn').value = game.pgn;
+}
+
+/// Start a game from the PGN in the box (its [Variant] tag picks the variant).
+async function loadPgn() {
+  const pgn = $('pgn').value;
+  const tag = /\[Variant "([^"]*)"\]/.exec(pgn);
+  const named = tag && lab.info.variants.find((v) => v.id === tag[1].toLowerCase());
+  if (named) $('variant').value = named.id;
+  describeVariant();
+  await startGame('', pgn);
 }
 
 function renderEval(info) {
@@ -458,10 +487,11 @@ function botRequest() {
   return request;
 }
 
-/// Start a new game from the menus; `note` is shown as the error line
-/// (why an old game could not be restored).
-async function startGame(note = '') {
+/// Start a new game from the menus (or from `pgn`, a PGN text); `note`
+/// is shown as the error line (why an old game could not be restored).
+async function startGame(note = '', pgn = undefined) {
   lab.error = note;
+  lab.pgnEdited = false;
   lab.watching = $('players').value === 'watch';
   lab.wdl = null;
   lab.last = [];
@@ -469,7 +499,8 @@ async function startGame(note = '') {
   lab.flipped = defaultFlip();
   lab.pv = [];
   try {
-    const game = await api.newGame($('variant').value, $('position').value.trim() || undefined);
+    const position = pgn ? undefined : $('position').value.trim() || undefined;
+    const game = await api.newGame($('variant').value, position, pgn);
     lab.busy = false;
     setState(game, []);
   } catch (e) {
@@ -511,6 +542,10 @@ async function main() {
     startGame();
   });
   $('new-game').addEventListener('click', () => startGame());
+  $('pgn').addEventListener('input', () => {
+    lab.pgnEdited = true;
+  });
+  $('pgn-load').addEventListener('click', loadPgn);
   $('pass').addEventListener('click', () => {
     const pass = lab.game.legal.find((m) => m.kind === 'pass');
     if (pass) humanMove(pass.move, []);

@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use crate::error::{ApiError, ApiJson, ApiPath};
 use crate::levels::{Level, DEFAULT_LEVEL, LEVELS};
 use crate::search::choose;
-use crate::table::{new_table, TableView};
+use crate::table::{new_table, pgn_table, TableView};
 use crate::Service;
 
 /// A game's state with its id.
@@ -40,6 +40,10 @@ pub struct NewGame {
     pub variant: String,
     /// Start position text (default: the variant's start).
     pub position: Option<String>,
+    /// A PGN game to continue (its `[FEN]` start and moves, in SAN or
+    /// UCI): the new game stands after its last move. Not with
+    /// `position`.
+    pub pgn: Option<String>,
 }
 
 /// `POST /api/games/{id}/moves`.
@@ -118,7 +122,16 @@ pub async fn create_game(
     ApiJson(request): ApiJson<NewGame>,
 ) -> Result<Json<GameState>, ApiError> {
     let variant: VariantId = request.variant.parse()?;
-    let table = new_table(variant, request.position.as_deref())?;
+    let table = match (&request.pgn, &request.position) {
+        (Some(_), Some(_)) => {
+            return Err(ApiError::Invalid(
+                "send \"pgn\" or \"position\", not both (a PGN names its start in its FEN tag)"
+                    .into(),
+            ))
+        }
+        (Some(pgn), None) => pgn_table(variant, pgn)?,
+        (None, position) => new_table(variant, position.as_deref())?,
+    };
     let (id, view) = service.games.insert(table)?;
     Ok(Json(GameState { id, view }))
 }

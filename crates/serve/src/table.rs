@@ -31,6 +31,13 @@ pub struct TableView {
     pub outcome: Option<Value>,
     /// The moves played since the start position, as tokens.
     pub moves: Vec<String>,
+    /// The same moves in Standard Algebraic Notation (PGN standard
+    /// §8.2.3, [`rules::Describe::move_san`]), `null` for a variant
+    /// without SAN.
+    pub san: Option<Vec<String>>,
+    /// The game as PGN ([`rules::pgn`]; tags, then the moves in SAN),
+    /// `null` for a variant not in chess notation.
+    pub pgn: Option<String>,
     /// The start position text (`"startpos"` for the variant's start).
     pub start: String,
     /// The board, square by square, with the powers left
@@ -81,11 +88,28 @@ pub fn new_table(variant: VariantId, position: Option<&str>) -> Result<Box<dyn T
     rules::with_variant!(variant, G => Session::<G>::new(position).map(|s| Box::new(s) as Box<dyn Table>))
 }
 
+/// A game of `variant` read from the PGN text `pgn` ([`rules::pgn::read`]:
+/// its `[FEN]` start and its moves in SAN or UCI), standing after its
+/// last move.
+///
+/// # Errors
+/// [`ApiError::Invalid`] for a variant not in chess notation, or naming
+/// what is wrong with the text (the move number and text of a bad move).
+pub fn pgn_table(variant: VariantId, pgn: &str) -> Result<Box<dyn Table>, ApiError> {
+    rules::with_variant!(variant, G => Session::<G>::from_pgn(pgn).map(|s| Box::new(s) as Box<dyn Table>))
+}
+
 /// [`Table`] for variant `G`.
 struct Session<G: BotGame> {
     start: Option<String>,
+    /// The start position (for the PGN's move numbers and SAN replay).
+    root: G,
     game: G,
     moves: Vec<String>,
+    /// Each move's actions, for the PGN.
+    played: Vec<Vec<G::Action>>,
+    /// Each move's SAN, where the variant has it.
+    san: Vec<String>,
 }
 
 impl<G: BotGame> Session<G> {
@@ -97,9 +121,76 @@ impl<G: BotGame> Session<G> {
         let game = parse_position::<G, &str>(start.as_deref(), &[])?;
         Ok(Session {
             start,
+            root: game.clone(),
             game,
             moves: Vec::new(),
+            played: Vec::new(),
+            san: Vec::new(),
         })
+    }
+
+    fn from_pgn(pgn: &str) -> Result<Self, ApiError> {
+        if !G::CHESS_NOTATION {
+            return Err(ApiError::Invalid(format!(
+                "{} games are not written in PGN",
+                G::NAME
+            )));
+        }
+        let read = rules::pgn::read::<G>(pgn).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let mut session = Session {
+            start: read.start_text.clone(),
+            root: read.start.clone(),
+            game: read.start,
+            moves: Vec::new(),
+            played: Vec::new(),
+            san: Vec::new(),
+        };
+        for actions in read.moves {
+            session.record(actions);
+        }
+        Ok(session)
+    }
+
+    /// Play a whole turn of legal `actions` and note it; returns its token.
+    fn record(&mut self, actions: Vec<G::Action>) -> String {
+        let token = self.game.move_text(&actions);
+        if let Some(san) = self.game.move_san(&actions) {
+            self.san.push(san);
+        }
+        for &action in &actions {
+            self.game.play(action);
+        }
+        self.moves.push(token.clone());
+        self.played.push(actions);
+        token
+    }
+
+    /// The game as PGN: the Seven Tag Roster (§8.1.1), the variant, the
+    /// start position when it is not the variant's, and the moves.
+    fn pgn(&self) -> String {
+        let result = match self.game.outcome() {
+            Some(o) => match o.winner {
+                Some(Player::First) => "1-0",
+                Some(Player::Second) => "0-1",
+                None => "1/2-1/2",
+            },
+            None => "*",
+        };
+        let mut tags = vec![
+            ("Event", "lokizero web lab".to_string()),
+            ("Site", "?".to_string()),
+            ("Date", "????.??.??".to_string()),
+            ("Round", "-".to_string()),
+            ("White", "?".to_string()),
+            ("Black", "?".to_string()),
+            ("Result", result.to_string()),
+            ("Variant", G::VARIANT.as_str().to_string()),
+        ];
+        if let Some(start) = &self.start {
+            tags.push(("SetUp", "1".to_string()));
+            tags.push(("FEN", start.clone()));
+        }
+        rules::pgn::write(&tags, &self.root, &self.played, result)
     }
 
     /// The legal whole turns as tokens: every action sequence until the
@@ -141,12 +232,7 @@ impl<G: BotGame> Table for Session<G> {
             .game
             .parse_move(token)
             .map_err(|e| ApiError::Invalid(format!("move {token:?}: {e}")))?;
-        let canonical = self.game.move_text(&actions);
-        for action in actions {
-            self.game.play(action);
-        }
-        self.moves.push(canonical.clone());
-        Ok(canonical)
+        Ok(self.record(actions))
     }
 
     fn undo(&mut self, plies: usize) -> Result<(), ApiError> {
@@ -180,6 +266,8 @@ impl<G: BotGame> Table for Session<G> {
                 v
             }),
             moves: self.moves.clone(),
+            san: G::SAN.then(|| self.san.clone()),
+            pgn: G::CHESS_NOTATION.then(|| self.pgn()),
             start: self.start.clone().unwrap_or_else(|| "startpos".into()),
             powers: power_uses(&board),
             board,

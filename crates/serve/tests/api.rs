@@ -848,3 +848,118 @@ fn a_read_timeout_out_of_range_is_refused_before_serving() {
     let err = Service::new(config).err().expect("refused");
     assert!(err.to_string().contains("body_read_timeout"), "{err}");
 }
+
+/// Play `tokens` in game `id`; returns the last state.
+async fn play_all(service: &Arc<Service>, id: &str, tokens: &[&str]) -> Value {
+    let mut state = Value::Null;
+    for token in tokens {
+        let (status, body) = post(
+            service,
+            &format!("/api/games/{id}/moves"),
+            json!({ "move": token }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{token}: {body}");
+        state = body;
+    }
+    state
+}
+
+#[tokio::test]
+async fn chess_games_carry_san_and_pgn_that_starts_the_same_game_again() {
+    let service = service();
+    let cases: [(&str, Option<&str>, &[&str], &[&str], &str); 3] = [
+        (
+            "losers",
+            None,
+            &["e2e4", "b7b5", "f1b5", "c8a6"],
+            &["e4", "b5", "Bxb5", "Ba6"],
+            "1. e4 b5 2. Bxb5 Ba6 *",
+        ),
+        (
+            "viking",
+            None,
+            &["b3b4", "h3h4", "f1g2"],
+            &["b4", "h4", "fxg2"],
+            "1. b4 h4 2. fxg2 *",
+        ),
+        (
+            "losers",
+            Some("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 7"),
+            &["e7e5", "g1f3"],
+            &["e5", "Nf3"],
+            "7... e5 8. Nf3 *",
+        ),
+    ];
+    for (variant, position, tokens, san, movetext) in cases {
+        let game = new_game(&service, variant, position).await;
+        assert_eq!(game["san"], json!([]), "{variant}");
+        let id = game["id"].as_str().unwrap();
+        let state = play_all(&service, id, tokens).await;
+        assert_eq!(state["moves"], json!(tokens), "{variant}");
+        assert_eq!(state["san"], json!(san), "{variant}");
+        let pgn = state["pgn"].as_str().unwrap();
+        assert!(pgn.contains(&format!("[Variant \"{variant}\"]")), "{pgn}");
+        assert!(pgn.contains(movetext), "{pgn}");
+        assert_eq!(pgn.contains("[FEN "), position.is_some(), "{pgn}");
+        // The PGN starts the same game: position, moves, SAN, PGN.
+        let (status, copy) = post(
+            &service,
+            "/api/games",
+            json!({ "variant": variant, "pgn": pgn }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{copy}");
+        assert_ne!(copy["id"], state["id"]);
+        for field in ["position", "moves", "san", "pgn", "start", "legal_moves"] {
+            assert_eq!(copy[field], state[field], "{variant} {field}");
+        }
+        // The copy plays on.
+        let legal = copy["legal_moves"][0].as_str().unwrap().to_string();
+        play_all(&service, copy["id"].as_str().unwrap(), &[legal.as_str()]).await;
+    }
+}
+
+#[tokio::test]
+async fn pgn_import_names_the_bad_move_and_needs_chess_notation() {
+    let service = service();
+    let import = |variant: &str, pgn: &str| {
+        let body = json!({ "variant": variant, "pgn": pgn });
+        let service = service.clone();
+        async move { post(&service, "/api/games", body).await }
+    };
+    assert_error(
+        &import("losers", "1. e4 b5 2. Bc4 *").await,
+        StatusCode::BAD_REQUEST,
+        "move 2. Bc4",
+    );
+    assert_error(
+        &import("losers", "1. e4 Zz5 *").await,
+        StatusCode::BAD_REQUEST,
+        "move 1... Zz5",
+    );
+    assert_error(
+        &import("viking", "[Variant \"losers\"]\n1. e4 *").await,
+        StatusCode::BAD_REQUEST,
+        "Variant",
+    );
+    assert_error(
+        &import("hnefatafl", "1. e4 *").await,
+        StatusCode::BAD_REQUEST,
+        "PGN",
+    );
+    let (status, body) = post(
+        &service,
+        "/api/games",
+        json!({ "variant": "losers", "pgn": "*", "position": "startpos" }),
+    )
+    .await;
+    assert_error(&(status, body), StatusCode::BAD_REQUEST, "not both");
+    // UCI movetext (records written before SAN) reads too.
+    let (status, game) = import("losers", "1. e2e4 b7b5 2. f1b5 *").await;
+    assert_eq!(status, StatusCode::OK, "{game}");
+    assert_eq!(game["san"], json!(["e4", "b5", "Bxb5"]));
+    // A variant without SAN has neither field.
+    let tafl = new_game(&service, "hnefatafl", None).await;
+    assert_eq!((&tafl["san"], &tafl["pgn"]), (&Value::Null, &Value::Null));
+}

@@ -292,7 +292,7 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
             "records: {} ({})",
             path.display(),
             if uses_pgn(G::VARIANT) {
-                "PGN, UCI move notation"
+                "PGN, SAN moves"
             } else {
                 "text, one line per game"
             }

@@ -2,10 +2,11 @@
 //! board of figurines between White and Black, in FEN and UCI notation.
 
 use super::game::Chess;
-use super::moves::Piece;
+use super::moves::{Move, Piece};
+use super::san::SanError;
 use super::spec::ChessVariant;
 use crate::describe::{BoardStyle, BoardView, Describe, Figure, Shade, Shape, SquareView};
-use crate::{Geometry, Player};
+use crate::{Game, Geometry, Player};
 
 /// Name and figurine of each piece kind, in [`Piece`] index order. The
 /// filled figurines serve both colours (the page colours them): the
@@ -25,6 +26,24 @@ impl<V: ChessVariant> Describe for Chess<V> {
     const GEOMETRY: Geometry = Geometry::new(V::WIDTH, V::HEIGHT);
     const CHESS_NOTATION: bool = true;
     const COLOURS: [Shade; 2] = [Shade::Light, Shade::Dark];
+    const SAN: bool = true;
+
+    /// SAN written from the rule data ([`super::san`]); a chess move is one
+    /// action.
+    fn move_san(&self, actions: &[Move]) -> Option<String> {
+        match actions {
+            [m] => Some(self.board().san(*m)),
+            _ => None,
+        }
+    }
+
+    /// SAN read against the game's legal moves ([`super::san`]), so a game
+    /// ended by a rule has none.
+    fn parse_san(&self, text: &str) -> Result<Vec<Move>, SanError> {
+        self.board()
+            .parse_san_among(text, &self.legal_vec())
+            .map(|m| vec![m])
+    }
 
     /// Squares are dark where the file and the rank counted from a1 are
     /// both even or both odd: a1 is dark on every board, as in FIDE chess

@@ -9,6 +9,8 @@
 //! - [`movegen`]: legal generation (checks, pins, en passant, castling) into
 //!   a list or a counter.
 //! - [`game`]: [`Losers`] and [`Viking`] as [`crate::Game`]s.
+//! - [`san`]: Standard Algebraic Notation (PGN standard §8.2.3), written
+//!   and read from the rule data.
 //!
 //! Rulings made here (docs/rules.md §1–2 lists them as code rulings):
 //! - Losers, both kings bare (not reachable in play, only by FEN): the
@@ -32,10 +34,12 @@ pub mod game;
 pub mod movegen;
 pub mod moves;
 pub mod perft;
+pub mod san;
 pub mod spec;
 pub mod tables;
 
 pub use board::Board;
 pub use game::{Chess, Losers, Viking};
 pub use moves::{Move, Piece};
+pub use san::SanError;
 pub use spec::{ChessVariant, LosersRules, VikingRules};

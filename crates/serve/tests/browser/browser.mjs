@@ -544,6 +544,41 @@ async function main() {
     }
   });
 
+  await test('chess: the move list in SAN, and a PGN copied out and pasted back', async () => {
+    await open(page, { variant: 'losers', players: 'human' });
+    for (const uci of ['e2e4', 'b7b5', 'f1b5']) {
+      await clickMove(page, (await game(page)).legal.find((m) => m.move === uci));
+      await settle(page);
+    }
+    const items = await page.locator('#moves li').allTextContents();
+    assert(items.join(' ') === '1. e4 b5 2. Bxb5', `move list: ${items.join(' | ')}`);
+    const before = await game(page);
+    await page.click('#pgn-box summary');
+    const pgn = await page.inputValue('#pgn');
+    assert(pgn.includes('[Variant "losers"]') && pgn.includes('1. e4 b5 2. Bxb5 *'), `PGN box: ${pgn}`);
+    await page.click('#new-game');
+    await page.waitForFunction(() => window.lab.game.moves.length === 0, null, { timeout: 10000 });
+    await settle(page);
+    await page.fill('#pgn', pgn);
+    await page.click('#pgn-load');
+    await page.waitForFunction(() => window.lab.game.moves.length === 3, null, { timeout: 10000 });
+    await settle(page);
+    const after = await game(page);
+    assert(after.position === before.position, `same position: ${after.position} vs ${before.position}`);
+    assert(after.pgn === before.pgn, 'the same PGN comes back');
+    assert((await page.locator('#moves li').allTextContents()).join(' ') === '1. e4 b5 2. Bxb5', 'the list again');
+    // A PGN with an illegal move names it and changes nothing.
+    await page.fill('#pgn', '1. e4 b5 2. Bc4 *');
+    await page.click('#pgn-load');
+    await page.waitForFunction(() => document.getElementById('error').textContent !== '', null, { timeout: 10000 });
+    const error = await page.textContent('#error');
+    assert(error.includes('move 2. Bc4'), `error: ${error}`);
+    assert((await game(page)).position === before.position, 'the game is unchanged');
+    // Variants without SAN show no PGN box.
+    await open(page, { variant: 'hnefatafl', players: 'human' });
+    assert(!(await page.isVisible('#pgn-box')), 'no PGN box for hnefatafl');
+  });
+
   await test('losers: a whole game, bot against bot', async () => {
     await open(page, { variant: 'losers', players: 'watch' });
     await page.waitForFunction(() => document.body.dataset.state === 'over', null, { timeout: 100000 });
