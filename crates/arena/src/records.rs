@@ -235,7 +235,7 @@ mod tests {
     fn game(index: usize, start: &str, actions: &[&str]) -> MatchGame {
         MatchGame {
             index,
-            a_first: index % 2 == 0,
+            a_first: index.is_multiple_of(2),
             result: crate::single_game::GameResult {
                 winner: None,
                 outcome: None,

@@ -865,10 +865,20 @@ async fn play_all(service: &Arc<Service>, id: &str, tokens: &[&str]) -> Value {
     state
 }
 
+/// A SAN case: variant, start position, the moves as tokens, the same in
+/// SAN, and the PGN movetext.
+type SanCase = (
+    &'static str,
+    Option<&'static str>,
+    &'static [&'static str],
+    &'static [&'static str],
+    &'static str,
+);
+
 #[tokio::test]
 async fn chess_games_carry_san_and_pgn_that_starts_the_same_game_again() {
     let service = service();
-    let cases: [(&str, Option<&str>, &[&str], &[&str], &str); 3] = [
+    let cases: [SanCase; 3] = [
         (
             "losers",
             None,
