@@ -105,7 +105,7 @@ pub fn render(
                 black = !black;
             }
             line.push_str(result);
-            out.push_str(&wrap(&line, 79));
+            out.push_str(&rules::pgn::wrap(line.split(' '), 79));
             out.push_str("\n\n");
         } else {
             out.push_str(&format!(
@@ -119,23 +119,6 @@ pub fn render(
                 g.result.actions.join(" ")
             ));
         }
-    }
-    out
-}
-
-fn wrap(text: &str, width: usize) -> String {
-    let mut out = String::new();
-    let mut len = 0;
-    for word in text.split(' ') {
-        if len > 0 && len + 1 + word.len() > width {
-            out.push('\n');
-            len = 0;
-        } else if len > 0 {
-            out.push(' ');
-            len += 1;
-        }
-        out.push_str(word);
-        len += word.len();
     }
     out
 }

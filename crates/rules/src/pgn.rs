@@ -145,7 +145,7 @@ pub fn movetext<G: Describe>(start: &G, moves: &[Vec<G::Action>], result: &str) 
         black = !black;
     }
     words.push(result.to_string());
-    wrap(&words, 79)
+    wrap(words.iter().map(String::as_str), 79)
 }
 
 /// A whole PGN game: the tag pairs in the order given (the Seven Tag
@@ -168,8 +168,9 @@ pub fn write<G: Describe>(
 }
 
 /// `words` joined by spaces, broken into lines of at most `width`
-/// characters (a longer word stands alone).
-fn wrap(words: &[String], width: usize) -> String {
+/// characters (a longer word stands alone): PGN movetext lines (the PGN
+/// standard, 8.2.1, asks for at most 79 characters).
+pub fn wrap<'a>(words: impl IntoIterator<Item = &'a str>, width: usize) -> String {
     let mut out = String::new();
     let mut len = 0;
     for word in words {

@@ -237,14 +237,21 @@ impl<G: BotGame> Table for Session<G> {
 
     fn undo(&mut self, plies: usize) -> Result<(), ApiError> {
         let played = self.moves.len();
+        if played == 0 {
+            return Err(ApiError::Invalid("no moves to take back".into()));
+        }
         if plies == 0 || plies > played {
             return Err(ApiError::Invalid(format!(
                 "plies must be in 1..={played} (the moves played), got {plies}"
             )));
         }
-        let kept = &self.moves[..played - plies];
-        self.game = parse_position::<G, String>(self.start.as_deref(), kept)?;
-        self.moves.truncate(played - plies);
+        let keep = played - plies;
+        self.game = parse_position::<G, String>(self.start.as_deref(), &self.moves[..keep])?;
+        // Every per-move record goes back with the moves (SAN, when kept,
+        // has one entry a move), so the PGN is of the game that stands.
+        self.moves.truncate(keep);
+        self.played.truncate(keep);
+        self.san.truncate(keep);
         Ok(())
     }
 

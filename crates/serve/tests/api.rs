@@ -363,6 +363,10 @@ async fn undo_takes_back_moves_and_refuses_too_many() {
     assert_eq!(back["moves"], json!(["e2e3"]));
     assert_eq!(back["position"], states[1]["position"]);
     assert_eq!(back["legal_moves"], states[1]["legal_moves"]);
+    // The SAN list and the PGN are of the game that stands.
+    assert_eq!(back["san"], states[1]["san"]);
+    assert_eq!(back["san"], json!(["e3"]));
+    assert_eq!(back["pgn"], states[1]["pgn"]);
     // More than were played: refused, the game unchanged.
     assert_error(&undo(json!(2)).await, StatusCode::BAD_REQUEST, "plies");
     assert_error(&undo(json!(0)).await, StatusCode::BAD_REQUEST, "plies");
@@ -372,6 +376,10 @@ async fn undo_takes_back_moves_and_refuses_too_many() {
     assert_eq!(status, StatusCode::OK, "{start}");
     assert_eq!(start["position"], game["position"]);
     assert_eq!(start["moves"], json!([]));
+    assert_eq!(start["san"], json!([]));
+    assert_eq!(start["pgn"], game["pgn"]);
+    // Nothing left to take back: said so.
+    assert_error(&undo(json!(1)).await, StatusCode::BAD_REQUEST, "no moves");
     // A finished game can be taken back and played on; a start position is kept.
     let (variant, position, last, _) = LAST_MOVES[0];
     let game = new_game(&service, variant, Some(position)).await;
