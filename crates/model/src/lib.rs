@@ -11,6 +11,7 @@
 //! - [`evaluator`]: [`NetEvaluator`], batched inference behind
 //!   `search::Evaluator`.
 //! - [`bundle`]: `model.safetensors` + `model.json`, verified on load.
+//! - [`onnx`]: the network as an ONNX model (`lokizero export --onnx`).
 //! - [`grow`]: a trained network grown deeper and wider, computing the
 //!   same function (Net2Net), to carry on training with more capacity.
 //! - [`lineage`]: a bundle's generations, CPU-hours, ancestors and promotion.
@@ -46,6 +47,7 @@ pub mod fused;
 pub mod grow;
 pub mod lineage;
 pub mod net;
+pub mod onnx;
 pub mod quant;
 pub mod weights;
 mod winograd;

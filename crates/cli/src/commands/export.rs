@@ -1,5 +1,6 @@
 //! `lokizero export`: ship a checkpoint as a bundle (e.g. into models/),
-//! verified on the way and with its measured strength recorded.
+//! verified on the way and with its measured strength recorded; and/or
+//! write its network as an ONNX model (`--onnx`, [`model::onnx`]).
 
 use std::path::{Path, PathBuf};
 
@@ -16,8 +17,15 @@ pub struct ExportArgs {
     #[arg(long)]
     model: PathBuf,
     /// Destination folder (replaced atomically), e.g. models/shakti.
-    #[arg(long)]
-    out: PathBuf,
+    /// Needed unless --onnx is given.
+    #[arg(long, required_unless_present = "onnx")]
+    out: Option<PathBuf>,
+    /// Also (or only) write the network as an ONNX model to this file:
+    /// input `planes` [batch, C, H, W], outputs `policy_logits`
+    /// [batch, P*H*W], `wdl_logits` and `wdl` [batch, 3] (docs/models.md,
+    /// "ONNX").
+    #[arg(long, value_name = "FILE")]
+    onnx: Option<PathBuf>,
     /// JSON files with match results (`lokizero play --json` output) to
     /// record as the bundle's measured strength.
     #[arg(long)]
@@ -42,11 +50,36 @@ pub fn run(args: ExportArgs) -> Result<()> {
 }
 
 fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
-    if !args.force {
-        check_same_variant(&args.out, G::VARIANT)?;
+    if let (Some(out), false) = (&args.out, args.force) {
+        check_same_variant(out, G::VARIANT)?;
     }
     let device = model::Backend::Cpu.device()?;
-    let (net, mut meta) = load_bundle::<G>(&args.model, &device)?;
+    let (net, meta) = load_bundle::<G>(&args.model, &device)?;
+    if let Some(path) = &args.onnx {
+        let bytes = model::onnx::onnx_model(&net, &meta)
+            .with_context(|| format!("--model {}", args.model.display()))?;
+        fsio::write_atomic(path, &bytes)
+            .with_context(|| format!("cannot write --onnx {}", path.display()))?;
+        println!(
+            "wrote {} generation {} as ONNX to {} ({} bytes)",
+            G::VARIANT,
+            meta.generation,
+            path.display(),
+            bytes.len()
+        );
+    }
+    if let Some(out) = &args.out {
+        export_bundle::<G>(args, out, &net, meta)?;
+    }
+    Ok(())
+}
+
+fn export_bundle<G: Encode>(
+    args: &ExportArgs,
+    out: &Path,
+    net: &model::Net,
+    mut meta: model::BundleMeta,
+) -> Result<()> {
     let results = args
         .strength
         .iter()
@@ -61,7 +94,7 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         check_players(&promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
-        let replaced = replaced_bundle(&args.out, &promotion, &meta.weights_sha256)
+        let replaced = replaced_bundle(out, &promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         lineage.promoted_by = Some(Promotion {
             replaced,
@@ -69,12 +102,12 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
         });
     }
     meta.lineage = Some(lineage);
-    save_bundle(&args.out, &net, &meta)?;
+    save_bundle(out, net, &meta)?;
     println!(
         "exported {} generation {} to {}",
         G::VARIANT,
         meta.generation,
-        args.out.display()
+        out.display()
     );
     Ok(())
 }
