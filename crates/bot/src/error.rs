@@ -22,7 +22,10 @@ pub enum BotError {
         wanted: VariantId,
     },
     /// No bundle exists where one was looked for.
-    #[error("no bundle for variant {variant} found (looked in: {tried}); set the bundle path")]
+    #[error(
+        "no bundle for variant {variant} found (looked in: {tried}); set the bundle path, \
+         or install one with `lokizero models install PATH`"
+    )]
     NoBundle {
         /// The variant.
         variant: VariantId,

@@ -1,10 +1,115 @@
-//! Where a variant's shipped bundle is found.
+//! Where a variant's bundle is found: the bundle search path.
+//!
+//! A *models folder* holds one bundle folder per variant
+//! (`<folder>/<variant>/model.json`). The folders searched, in order
+//! ([`model_roots`]):
+//! 1. each folder of the `LOKIZERO_MODELS` environment variable (joined
+//!    like `PATH`);
+//! 2. `models/` in the current directory (a checkout of the repository);
+//! 3. the user's data folder, `lokizero/models` under
+//!    `$XDG_DATA_HOME` or `~/.local/share` on Linux (`dirs::data_dir`),
+//!    where `lokizero models install` copies bundles;
+//! 4. beside the executable: `models/` in its folder or one of the five
+//!    above it (`target/release/lokizero` in a checkout), and
+//!    `share/lokizero/models` above it (`/usr/local/bin/lokizero` with
+//!    `/usr/local/share/lokizero/models`, the container image's layout).
+//!
+//! The first folder holding a variant's bundle wins; `lokizero models`
+//! lists what each one holds.
 
 use std::path::{Path, PathBuf};
 
 use rules::VariantId;
 
 use crate::error::BotError;
+
+/// The environment variable of models folders searched first.
+pub const MODELS_ENV: &str = "LOKIZERO_MODELS";
+
+/// Why a models folder is on the search path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RootSource {
+    /// Named by `LOKIZERO_MODELS`.
+    Env,
+    /// `models/` in the current directory.
+    CurrentDir,
+    /// The user's data folder ([`user_models_dir`]).
+    UserData,
+    /// Beside the running executable.
+    Executable,
+}
+
+impl RootSource {
+    /// A few words for listings (`lokizero models`).
+    pub fn describe(self) -> &'static str {
+        match self {
+            RootSource::Env => "LOKIZERO_MODELS",
+            RootSource::CurrentDir => "current directory",
+            RootSource::UserData => "user data folder",
+            RootSource::Executable => "beside the executable",
+        }
+    }
+}
+
+/// One models folder of the search path.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModelRoot {
+    /// The folder (holding `<variant>/model.json`); it need not exist.
+    pub dir: PathBuf,
+    /// Why it is searched.
+    pub source: RootSource,
+}
+
+/// The user's models folder, where `lokizero models install` copies
+/// bundles: `lokizero/models` in `dirs::data_dir()` (`$XDG_DATA_HOME`
+/// or `~/.local/share` on Linux, `~/Library/Application Support` on
+/// macOS); `None` when the platform has no home folder.
+pub fn user_models_dir() -> Option<PathBuf> {
+    dirs::data_dir().map(|d| d.join("lokizero").join("models"))
+}
+
+/// The models folders searched for bundles, in order (see the module
+/// docs), without duplicates.
+pub fn model_roots() -> Vec<ModelRoot> {
+    let mut roots = Vec::new();
+    if let Some(list) = std::env::var_os(MODELS_ENV) {
+        for dir in std::env::split_paths(&list).filter(|p| !p.as_os_str().is_empty()) {
+            roots.push((dir, RootSource::Env));
+        }
+    }
+    roots.push((PathBuf::from("models"), RootSource::CurrentDir));
+    if let Some(dir) = user_models_dir() {
+        roots.push((dir, RootSource::UserData));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        for dir in exe.ancestors().skip(1).take(6) {
+            roots.push((dir.join("models"), RootSource::Executable));
+        }
+        for dir in exe.ancestors().skip(2).take(1) {
+            roots.push((dir.join("share/lokizero/models"), RootSource::Executable));
+        }
+    }
+    let mut out: Vec<ModelRoot> = Vec::new();
+    for (dir, source) in roots {
+        let same = |r: &ModelRoot| r.dir == dir || same_file(&r.dir, &dir);
+        if !out.iter().any(same) {
+            out.push(ModelRoot { dir, source });
+        }
+    }
+    out
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => false,
+    }
+}
+
+/// Whether `dir` holds a bundle (`model.json`).
+fn is_bundle(dir: &Path) -> bool {
+    dir.join(model::bundle::META_FILE).is_file()
+}
 
 /// Folder of the shipped bundle of `variant`, relative to a repository:
 /// `models/<variant>`.
@@ -28,35 +133,56 @@ pub fn candidates(rel: &Path) -> Vec<PathBuf> {
     out
 }
 
+/// The bundle of `variant` in each models folder of the search path that
+/// has one, in search order (the first is the one played).
+pub fn bundles_of(variant: VariantId) -> Vec<(PathBuf, RootSource)> {
+    model_roots()
+        .into_iter()
+        .map(|r| (r.dir.join(variant.as_str()), r.source))
+        .filter(|(dir, _)| is_bundle(dir))
+        .collect()
+}
+
+/// The first models folder of the search path that holds a bundle of any
+/// variant (the web lab's default), if one does.
+pub fn first_models_dir() -> Option<PathBuf> {
+    model_roots()
+        .into_iter()
+        .find(|r| {
+            VariantId::ALL
+                .iter()
+                .any(|v| is_bundle(&r.dir.join(v.as_str())))
+        })
+        .map(|r| r.dir)
+}
+
 /// Resolve the bundle folder to load for `variant`: `given` when set
-/// (a relative path tried as in [`candidates`]), otherwise the shipped
-/// `models/<variant>`. A folder counts when it holds `model.json`.
+/// (a relative path tried as in [`candidates`]), otherwise the first
+/// bundle of `variant` on the search path ([`model_roots`]). A folder
+/// counts when it holds `model.json`.
 ///
 /// # Errors
 /// [`BotError::NoBundle`] listing the folders tried when none fits; a
 /// `given` path that is not found is returned as is, so that loading it
 /// reports the exact file error.
 pub fn resolve_bundle(variant: VariantId, given: Option<&Path>) -> Result<PathBuf, BotError> {
-    let is_bundle = |p: &Path| p.join(model::bundle::META_FILE).is_file();
     match given.filter(|p| !p.as_os_str().is_empty()) {
         Some(path) => Ok(candidates(path)
             .into_iter()
             .find(|p| is_bundle(p))
             .unwrap_or_else(|| path.to_path_buf())),
         None => {
-            let tried = candidates(&shipped_dir(variant));
-            tried
-                .iter()
-                .find(|p| is_bundle(p))
-                .cloned()
-                .ok_or_else(|| BotError::NoBundle {
-                    variant,
-                    tried: tried
-                        .iter()
-                        .map(|p| p.display().to_string())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })
+            if let Some((dir, _)) = bundles_of(variant).into_iter().next() {
+                return Ok(dir);
+            }
+            Err(BotError::NoBundle {
+                variant,
+                tried: model_roots()
+                    .iter()
+                    .map(|r| r.dir.join(variant.as_str()).display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
         }
     }
 }

@@ -142,13 +142,26 @@ impl Graph {
         let v = g.conv_bn("value_conv", &x, &w.value_conv, [2, f, 1], true);
         g.node("Flatten", &[&v], "value_flat", vec![int("axis", 1)]);
         let hw2 = 2 * s.height * s.width;
-        let fc_w = g.init("value_fc.weight", &[hw2, s.value_hidden], &w.value_fc.weight);
+        let fc_w = g.init(
+            "value_fc.weight",
+            &[hw2, s.value_hidden],
+            &w.value_fc.weight,
+        );
         let fc_b = g.init("value_fc.bias", &[s.value_hidden], &w.value_fc.bias);
         g.node("Gemm", &["value_flat", &fc_w, &fc_b], "value_fc", vec![]);
         g.node("Relu", &["value_fc"], "value_hidden", vec![]);
-        let out_w = g.init("value_out.weight", &[s.value_hidden, 3], &w.value_out.weight);
+        let out_w = g.init(
+            "value_out.weight",
+            &[s.value_hidden, 3],
+            &w.value_out.weight,
+        );
         let out_b = g.init("value_out.bias", &[3], &w.value_out.bias);
-        g.node("Gemm", &["value_hidden", &out_w, &out_b], "wdl_logits", vec![]);
+        g.node(
+            "Gemm",
+            &["value_hidden", &out_w, &out_b],
+            "wdl_logits",
+            vec![],
+        );
         g.node("Softmax", &["wdl_logits"], "wdl", vec![int("axis", 1)]);
         g
     }
@@ -163,14 +176,21 @@ impl Graph {
         [out, inp, k]: [usize; 3],
         relu: bool,
     ) -> String {
-        let weight = self.init(&format!("{prefix}.conv.weight"), &[out, inp, k, k], &w.weight);
+        let weight = self.init(
+            &format!("{prefix}.conv.weight"),
+            &[out, inp, k, k],
+            &w.weight,
+        );
         let conv = format!("{prefix}.conv");
         let pad = i64::try_from(k / 2).unwrap_or(0);
         self.node(
             "Conv",
             &[x, &weight],
             &conv,
-            vec![ints("pads", &[pad; 4]), ints("kernel_shape", &[k as i64; 2])],
+            vec![
+                ints("pads", &[pad; 4]),
+                ints("kernel_shape", &[k as i64; 2]),
+            ],
         );
         let bn: Vec<String> = [
             ("gamma", &w.gamma),

@@ -8,6 +8,7 @@ mod export;
 mod grow;
 mod ladder;
 mod matches;
+mod models;
 mod perft;
 mod play;
 mod search_args;
@@ -55,6 +56,9 @@ enum Command {
     /// Copy a checkpoint to a shipped bundle folder, verified, with its
     /// measured strength recorded in model.json.
     Export(export::ExportArgs),
+    /// The bundles this binary finds (and the folders it searches), or
+    /// `models install PATH` to add bundles to the user's models folder.
+    Models(models::ModelsArgs),
     /// Grow a bundle to more residual blocks and filters, computing the
     /// same function (Net2Net), to continue training it with more capacity.
     Grow(grow::GrowArgs),
@@ -78,6 +82,7 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
         Command::Bench(args) => bench::run(args),
         Command::Export(args) => export::run(args),
         Command::Grow(args) => grow::run(args),
+        Command::Models(args) => models::run(args),
         Command::Uci(args) => uci::run(args),
         Command::Analyse(args) => analyse::run(args),
         Command::Serve(args) => serve::run(args),

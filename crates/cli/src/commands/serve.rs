@@ -18,9 +18,11 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
     /// Folder with one bundle per variant (`<variant>/model.json`); a
-    /// relative path is also looked up above the executable.
-    #[arg(long, default_value = "models")]
-    models: PathBuf,
+    /// relative path is also looked up above the executable. Default: the
+    /// first folder of the bundle search path that holds a bundle
+    /// (`lokizero models` lists them).
+    #[arg(long)]
+    models: Option<PathBuf>,
     /// Most games held at once.
     #[arg(long, default_value_t = 1000)]
     max_games: usize,
@@ -60,10 +62,13 @@ const MAX_TIMEOUT_SECS: u64 = ServeConfig::MAX_READ_TIMEOUT.as_secs();
 
 /// Start the service and serve until Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<()> {
-    let models = bot::paths::candidates(&args.models)
-        .into_iter()
-        .find(|p| p.is_dir())
-        .unwrap_or_else(|| args.models.clone());
+    let models = match &args.models {
+        Some(given) => bot::paths::candidates(given)
+            .into_iter()
+            .find(|p| p.is_dir())
+            .unwrap_or_else(|| given.clone()),
+        None => bot::paths::first_models_dir().unwrap_or_else(|| PathBuf::from("models")),
+    };
     let mut config = ServeConfig::new(models);
     config.max_games = args.max_games.max(1);
     config.max_searches = args.max_searches.unwrap_or(config.max_searches).max(1);
