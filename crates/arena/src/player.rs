@@ -110,7 +110,10 @@ impl<G: BotGame, E: Evaluator<G> + Send> Contestant<G> for SearchPlayer<G, E> {
     }
     fn choose(&mut self, game: &G) -> Option<G::Action> {
         let budget = match &self.clock {
-            Some(clock) => Budget::time(clock.own().budget(MOVE_OVERHEAD)),
+            Some(clock) => Budget {
+                full_time: self.budget.full_time,
+                ..Budget::time(clock.own().budget(MOVE_OVERHEAD))
+            },
             None => self.budget.clone(),
         };
         match self.bot.next_action(game, &budget) {

@@ -7,6 +7,7 @@
 //! | `bundle:PATH:N` | … `N` root visits per move |
 //! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per move |
 //! | `bundle:PATH:int8`, `bundle:PATH:200:int8`, `bundle:PATH:fp32` | … with its network in that [`model::Precision`] (after any budget; default: the match's `--precision`, [`FactoryContext::precision`]) |
+//! | `bundle:PATH:1s:full`, `bundle:PATH:full:int8` | … thinking for the whole time it is given, without smart pruning ([`search::Budget::full_time`]; after any budget, before any precision) |
 //! | `random` | uniformly random legal actions |
 //! | `greedy` | one-ply greedy ([`crate::greedy`]) |
 //! | `uct:N` | knowledge-free search: `N` root visits per move, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
@@ -41,6 +42,9 @@ pub enum PlayerSpec {
         budget: Option<Budget>,
         /// Precision of its network (`None`: the context's).
         precision: Option<Precision>,
+        /// Think for the whole time: no smart pruning
+        /// ([`search::Budget::full_time`]).
+        full_time: bool,
     },
     /// Uniformly random.
     Random,
@@ -61,7 +65,7 @@ pub enum PlayerSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:int8|:fp32], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:int8|:fp32], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
     Syntax(String),
     /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
     #[error("bad player spec {spec:?}: {source}")]
@@ -145,6 +149,11 @@ impl PlayerSpec {
                 Some((head, "fp32")) => (head, Some(Precision::Fp32)),
                 _ => (rest, None),
             };
+            // Then a `:full`: the whole time, no smart pruning.
+            let (rest, full_time) = match rest.rsplit_once(':') {
+                Some((head, "full")) => (head, true),
+                _ => (rest, false),
+            };
             if rest.is_empty() {
                 return Err(bad());
             }
@@ -154,6 +163,7 @@ impl PlayerSpec {
                         path: path.into(),
                         budget: Some(b),
                         precision,
+                        full_time,
                     });
                 }
                 // A number-like tail that is no budget (`:0`, `:-5`, `:0ms`)
@@ -169,6 +179,7 @@ impl PlayerSpec {
                 path: rest.into(),
                 budget: None,
                 precision,
+                full_time,
             });
         }
         if let Some(rest) = t.strip_prefix("uci:") {
@@ -352,6 +363,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 path,
                 budget,
                 precision,
+                full_time,
             } => {
                 let (net, _) = model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
                     SpecError::Bundle {
@@ -359,9 +371,13 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                         source,
                     }
                 })?;
+                let budget = budget.unwrap_or_else(|| ctx.default_budget.clone());
                 Built::Bundle(
                     Box::new(net),
-                    budget.unwrap_or_else(|| ctx.default_budget.clone()),
+                    Budget {
+                        full_time,
+                        ..budget
+                    },
                     precision.unwrap_or(ctx.precision),
                 )
             }
@@ -530,7 +546,8 @@ mod tests {
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
                 budget: Some(Budget::nodes(800)),
-                precision: None
+                precision: None,
+                full_time: false,
             }
         );
         assert_eq!(
@@ -538,7 +555,8 @@ mod tests {
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
                 budget: Some(Budget::time(Duration::from_millis(250))),
-                precision: None
+                precision: None,
+                full_time: false,
             }
         );
         assert_eq!(
@@ -546,7 +564,8 @@ mod tests {
             PlayerSpec::Bundle {
                 path: "models/shakti".into(),
                 budget: None,
-                precision: None
+                precision: None,
+                full_time: false,
             }
         );
         assert_eq!(
@@ -554,7 +573,8 @@ mod tests {
             PlayerSpec::Bundle {
                 path: "models/losers".into(),
                 budget: Some(Budget::nodes(200)),
-                precision: Some(Precision::Int8)
+                precision: Some(Precision::Int8),
+                full_time: false,
             }
         );
         assert_eq!(
@@ -562,7 +582,26 @@ mod tests {
             PlayerSpec::Bundle {
                 path: "models/losers".into(),
                 budget: None,
-                precision: Some(Precision::Fp32)
+                precision: Some(Precision::Fp32),
+                full_time: false,
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/losers:1s:full:int8").unwrap(),
+            PlayerSpec::Bundle {
+                path: "models/losers".into(),
+                budget: Some(Budget::time(Duration::from_secs(1))),
+                precision: Some(Precision::Int8),
+                full_time: true,
+            }
+        );
+        assert_eq!(
+            PlayerSpec::parse("bundle:models/losers:full").unwrap(),
+            PlayerSpec::Bundle {
+                path: "models/losers".into(),
+                budget: None,
+                precision: None,
+                full_time: true,
             }
         );
         assert_eq!(

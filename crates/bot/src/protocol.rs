@@ -113,7 +113,7 @@ impl AnalyseRequest {
         Ok(Budget {
             nodes: self.nodes,
             time,
-            stop: None,
+            ..Budget::default()
         })
     }
 

@@ -165,7 +165,7 @@ impl Go {
         Budget {
             nodes: nodes.map(|n| n.max(1)),
             time: if self.infinite { None } else { time },
-            stop: None,
+            ..Budget::default()
         }
     }
 }

@@ -39,6 +39,12 @@ pub struct Budget {
     /// request cancelled); checked between steps, before anything else,
     /// even before the first step.
     pub stop: Option<Arc<AtomicBool>>,
+    /// Think for the whole time: no smart pruning (see [`Stopper`]), so a
+    /// timed search stops only at its deadline, node bound or stop flag.
+    /// Off (`false`) by default: time-limited searches stop once their
+    /// move cannot change. For comparisons of the time policy
+    /// (`bundle:PATH:full` in a match).
+    pub full_time: bool,
 }
 
 /// A budget text that is not `N`, `Nms` or `Ns` with a value above zero.
@@ -169,7 +175,11 @@ impl fmt::Display for Budget {
             (None, Some(t)) => f.write_str(&time(t)),
             (Some(n), Some(t)) => write!(f, "{n}+{}", time(t)),
             (None, None) => f.write_str("unbounded"),
+        }?;
+        if self.full_time {
+            f.write_str(" (full time)")?;
         }
+        Ok(())
     }
 }
 
@@ -182,7 +192,10 @@ impl PartialEq for Budget {
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
         };
-        self.nodes == other.nodes && self.time == other.time && same_stop
+        self.nodes == other.nodes
+            && self.time == other.time
+            && self.full_time == other.full_time
+            && same_stop
     }
 }
 
@@ -248,7 +261,8 @@ impl Stopper<'_> {
         let took = self.last.map_or(Duration::ZERO, |last| now - last);
         self.step = took.max(self.step * 3 / 4);
         self.last = Some(now);
-        now + self.step >= deadline || self.move_is_settled(trees, now, deadline)
+        now + self.step >= deadline
+            || (!self.budget.full_time && self.move_is_settled(trees, now, deadline))
     }
 
     /// Smart pruning (see [`Stopper`]): one tree, and its leading root
@@ -331,6 +345,12 @@ mod tests {
         assert!(lead > 4000 - visits, "lead {lead}, {visits} visits");
         // By nodes alone the search is never cut short.
         assert_eq!(search(&Budget::nodes(4000)).0, 4000);
+        // Nor with the whole time asked for: it reaches its node bound.
+        let full = Budget {
+            full_time: true,
+            ..timed
+        };
+        assert_eq!(search(&full).0, 4000);
     }
 
     #[test]

@@ -308,6 +308,6 @@ fn bot_limits(service: &Service, request: &BotRequest, level: &Level) -> Result<
     Ok(Budget {
         nodes,
         time,
-        stop: None,
+        ..Budget::default()
     })
 }

@@ -45,7 +45,7 @@ impl BudgetArgs {
         Budget {
             nodes: self.nodes,
             time: self.movetime,
-            stop: None,
+            ..Budget::default()
         }
     }
 
