@@ -10,7 +10,7 @@ use crate::error::{ApiError, ApiPath};
 pub const OPENAPI: &str = include_str!("../assets/openapi.json");
 
 /// The page's files: (name under `/assets/`, content type, content).
-const FILES: [(&str, &str, &str); 5] = [
+const FILES: [(&str, &str, &str); 7] = [
     (
         "index.html",
         "text/html; charset=utf-8",
@@ -36,6 +36,16 @@ const FILES: [(&str, &str, &str); 5] = [
         "text/javascript; charset=utf-8",
         include_str!("../assets/api.js"),
     ),
+    (
+        "runs.html",
+        "text/html; charset=utf-8",
+        include_str!("../assets/runs.html"),
+    ),
+    (
+        "runs.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../assets/runs.js"),
+    ),
 ];
 
 /// A file of [`FILES`] with its content type.
@@ -52,6 +62,11 @@ fn file(name: &str) -> Result<Response, ApiError> {
 /// `GET /`: the page.
 pub async fn index() -> Result<Response, ApiError> {
     file("index.html")
+}
+
+/// `GET /runs`: the training runs page ([`crate::runs`]).
+pub async fn runs_page() -> Result<Response, ApiError> {
+    file("runs.html")
 }
 
 /// `GET /assets/{name}`.

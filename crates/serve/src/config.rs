@@ -12,6 +12,9 @@ use search::InvalidSetting;
 pub struct ServeConfig {
     /// Folder with one bundle folder per variant (`models/<variant>`).
     pub models: PathBuf,
+    /// Folder of training runs shown at `/runs` (a run folder, or a folder
+    /// of them; [`crate::runs`]); `None`: no runs are served.
+    pub runs: Option<PathBuf>,
     /// Most games held at once; creating one more first drops idle games.
     pub max_games: usize,
     /// A game untouched this long is dropped.
@@ -56,6 +59,7 @@ impl ServeConfig {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServeConfig {
             models,
+            runs: None,
             max_games: 1000,
             idle_timeout: Duration::from_secs(30 * 60),
             max_searches: cores.max(2),

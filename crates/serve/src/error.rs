@@ -51,6 +51,12 @@ pub enum ApiError {
     /// No game with this id (never created, or expired after idling).
     #[error("no game {0:?} (unknown id, or it expired after idling)")]
     UnknownGame(String),
+    /// The service was started without a runs folder (`--runs DIR`).
+    #[error("no training runs are served (start the service with --runs DIR)")]
+    NoRuns,
+    /// No run of this name in the runs folder.
+    #[error("no run {0:?} in the runs folder (see /api/runs)")]
+    UnknownRun(String),
     /// The variant id is not one of the five.
     #[error("{0}")]
     UnknownVariant(#[from] rules::variant::UnknownVariant),
@@ -88,7 +94,10 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::Body { status, .. } | ApiError::PathParam { status, .. } => *status,
-            ApiError::NotFound | ApiError::UnknownGame(_) => StatusCode::NOT_FOUND,
+            ApiError::NotFound
+            | ApiError::UnknownGame(_)
+            | ApiError::NoRuns
+            | ApiError::UnknownRun(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::BodyTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UnknownVariant(_) | ApiError::Invalid(_) => StatusCode::BAD_REQUEST,

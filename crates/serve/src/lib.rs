@@ -63,6 +63,7 @@ pub mod error;
 pub mod games;
 pub mod handlers;
 pub mod levels;
+pub mod runs;
 pub mod search;
 pub mod table;
 pub mod view;
@@ -137,6 +138,9 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/games/{id}/bot", post(handlers::bot_move))
         .route("/api/games/{id}/undo", post(handlers::undo))
         .route("/api/analyse", post(handlers::analyse))
+        .route("/runs", get(assets::runs_page))
+        .route("/api/runs", get(runs::list))
+        .route("/api/runs/{name}", get(runs::get))
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))

@@ -23,6 +23,11 @@ pub struct ServeArgs {
     /// (`lokizero models` lists them).
     #[arg(long)]
     models: Option<PathBuf>,
+    /// Show training runs at /runs: a run folder (holding metrics.jsonl)
+    /// or a folder of them (e.g. runs/); each page refreshes as the run
+    /// writes generations.
+    #[arg(long)]
+    runs: Option<PathBuf>,
     /// Most games held at once.
     #[arg(long, default_value_t = 1000)]
     max_games: usize,
@@ -70,6 +75,12 @@ pub fn run(args: ServeArgs) -> Result<()> {
         None => bot::paths::first_models_dir().unwrap_or_else(|| PathBuf::from("models")),
     };
     let mut config = ServeConfig::new(models);
+    if let Some(runs) = &args.runs {
+        if !runs.is_dir() {
+            anyhow::bail!("--runs {}: no such folder", runs.display());
+        }
+        config.runs = Some(runs.clone());
+    }
     config.max_games = args.max_games.max(1);
     config.max_searches = args.max_searches.unwrap_or(config.max_searches).max(1);
     config.idle_timeout = Duration::from_secs(args.idle_minutes.max(1).saturating_mul(60));
