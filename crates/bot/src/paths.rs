@@ -9,10 +9,13 @@
 //! 3. the user's data folder, `lokizero/models` under
 //!    `$XDG_DATA_HOME` or `~/.local/share` on Linux (`dirs::data_dir`),
 //!    where `lokizero models install` copies bundles;
-//! 4. beside the executable: `models/` in its folder or one of the five
-//!    above it (`target/release/lokizero` in a checkout), and
-//!    `share/lokizero/models` above it (`/usr/local/bin/lokizero` with
-//!    `/usr/local/share/lokizero/models`, the container image's layout).
+//! 4. beside the executable: `models/` in its own folder,
+//!    `../share/lokizero/models` (`/usr/local/bin/lokizero` with
+//!    `/usr/local/share/lokizero/models`: the container image's and the
+//!    release archive's layout), then the `models/` of the checkout it was
+//!    built in (the nearest of the five folders above it that holds a
+//!    `Cargo.toml`: `target/release/lokizero`). Other folders above the
+//!    executable (`/tmp/models`, `/models`) are never searched.
 //!
 //! The first folder holding a variant's bundle wins; `lokizero models`
 //! lists what each one holds.
@@ -82,11 +85,15 @@ pub fn model_roots() -> Vec<ModelRoot> {
         roots.push((dir, RootSource::UserData));
     }
     if let Ok(exe) = std::env::current_exe() {
-        for dir in exe.ancestors().skip(1).take(6) {
-            roots.push((dir.join("models"), RootSource::Executable));
+        let mut above = exe.ancestors().skip(1);
+        if let Some(own) = above.next() {
+            roots.push((own.join("models"), RootSource::Executable));
+            if let Some(parent) = own.parent() {
+                roots.push((parent.join("share/lokizero/models"), RootSource::Executable));
+            }
         }
-        for dir in exe.ancestors().skip(2).take(1) {
-            roots.push((dir.join("share/lokizero/models"), RootSource::Executable));
+        if let Some(checkout) = above.take(5).find(|d| d.join("Cargo.toml").is_file()) {
+            roots.push((checkout.join("models"), RootSource::Executable));
         }
     }
     let mut out: Vec<ModelRoot> = Vec::new();

@@ -2,7 +2,7 @@
 //! variant: a search takes a bot (loading another when all are busy, so at
 //! most one per search slot) and gives it back when done.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Mutex, PoisonError};
 
 use bot::Bot;
@@ -55,20 +55,24 @@ pub struct Catalog {
 }
 
 impl Catalog {
-    /// Load `models/<variant>` for every variant that has one; a variant
-    /// without a folder has no bot (its games are human against human).
+    /// Load the bundle folder given for each variant (`dirs`: variant and
+    /// folder; a folder without `model.json` is skipped, and a variant's
+    /// first folder wins); a variant without one has no bot (its games
+    /// are human against human).
     ///
     /// # Errors
     /// [`StartError::Bundle`] when a bundle folder exists but does not load
     /// (a broken bundle should stop the start, not a later request).
-    pub fn load(models: &Path) -> Result<Catalog, StartError> {
+    pub fn load(dirs: &[(VariantId, PathBuf)]) -> Result<Catalog, StartError> {
         let device = model::Backend::Cpu
             .device()
             .map_err(|e| StartError::Device(e.to_string()))?;
-        let mut entries = Vec::new();
-        for variant in VariantId::ALL {
-            let dir = models.join(variant.as_str());
-            if !dir.join(model::bundle::META_FILE).is_file() {
+        let mut entries: Vec<Entry> = Vec::new();
+        for (variant, dir) in dirs {
+            let (variant, dir) = (*variant, dir.clone());
+            if entries.iter().any(|e| e.variant == variant)
+                || !dir.join(model::bundle::META_FILE).is_file()
+            {
                 continue;
             }
             let bot =

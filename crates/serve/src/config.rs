@@ -12,6 +12,11 @@ use search::InvalidSetting;
 pub struct ServeConfig {
     /// Folder with one bundle folder per variant (`models/<variant>`).
     pub models: PathBuf,
+    /// The bundle folders to serve, each `model.json` naming its variant
+    /// (at most one per variant: the first wins), instead of the
+    /// `<variant>` folders of `models`; `lokizero serve` without
+    /// `--models` sets them from the bundle search path.
+    pub bundles: Option<Vec<PathBuf>>,
     /// Folder of training runs shown at `/runs` (a run folder, or a folder
     /// of them; [`crate::runs`]); `None`: no runs are served.
     pub runs: Option<PathBuf>,
@@ -59,6 +64,7 @@ impl ServeConfig {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         ServeConfig {
             models,
+            bundles: None,
             runs: None,
             max_games: 1000,
             idle_timeout: Duration::from_secs(30 * 60),

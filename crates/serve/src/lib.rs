@@ -69,6 +69,7 @@ pub mod table;
 pub mod view;
 
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::pin;
 use std::sync::Arc;
 
@@ -86,6 +87,7 @@ pub use config::ServeConfig;
 pub use error::{ApiError, StartError};
 
 use catalog::Catalog;
+use rules::VariantId;
 use games::Games;
 use search::Searches;
 
@@ -111,10 +113,22 @@ impl Service {
     /// bundle.
     pub fn new(config: ServeConfig) -> Result<Service, StartError> {
         config.validate()?;
-        if !config.models.is_dir() {
-            return Err(StartError::NoModels(config.models.clone()));
-        }
-        let catalog = Arc::new(Catalog::load(&config.models)?);
+        let dirs: Vec<(VariantId, PathBuf)> = match &config.bundles {
+            Some(bundles) => bundles
+                .iter()
+                .filter_map(|dir| Some((model::bundle::peek_variant(dir).ok()?, dir.clone())))
+                .collect(),
+            None => {
+                if !config.models.is_dir() {
+                    return Err(StartError::NoModels(config.models.clone()));
+                }
+                VariantId::ALL
+                    .into_iter()
+                    .map(|v| (v, config.models.join(v.as_str())))
+                    .collect()
+            }
+        };
+        let catalog = Arc::new(Catalog::load(&dirs)?);
         Ok(Service {
             games: Games::new(config.max_games, config.idle_timeout),
             searches: Searches::new(config.max_searches, config.search_queue_timeout),

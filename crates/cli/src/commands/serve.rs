@@ -18,9 +18,9 @@ pub struct ServeArgs {
     #[arg(long, default_value = "127.0.0.1:8080")]
     addr: SocketAddr,
     /// Folder with one bundle per variant (`<variant>/model.json`); a
-    /// relative path is also looked up above the executable. Default: the
-    /// first folder of the bundle search path that holds a bundle
-    /// (`lokizero models` lists them).
+    /// relative path is also looked up above the executable. Default: each
+    /// variant's bundle from the bundle search path, as `lokizero models`
+    /// lists them.
     #[arg(long)]
     models: Option<PathBuf>,
     /// Show training runs at /runs: a run folder (holding metrics.jsonl)
@@ -75,6 +75,16 @@ pub fn run(args: ServeArgs) -> Result<()> {
         None => bot::paths::first_models_dir().unwrap_or_else(|| PathBuf::from("models")),
     };
     let mut config = ServeConfig::new(models);
+    if args.models.is_none() {
+        // Each variant's bundle as `lokizero models` lists it.
+        config.bundles = Some(
+            rules::VariantId::ALL
+                .into_iter()
+                .filter_map(|v| bot::paths::bundles_of(v).into_iter().next())
+                .map(|(dir, _)| dir)
+                .collect(),
+        );
+    }
     if let Some(runs) = &args.runs {
         if !runs.is_dir() {
             anyhow::bail!("--runs {}: no such folder", runs.display());
