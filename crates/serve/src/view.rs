@@ -167,7 +167,10 @@ mod tests {
             let mut game = Losers::from_text(fen).unwrap();
             let before = game.board_view();
             let path = game.move_shape(token).path;
-            for a in game.parse_move(token).unwrap() {
+            for a in game
+                .parse_move(token)
+                .unwrap_or_else(|e| panic!("{fen} {token}: {e}"))
+            {
                 game.play(a);
             }
             removed_pieces(&before, &game.board_view(), &path)
@@ -183,7 +186,7 @@ mod tests {
             (Player::Second, "pawn", "d5")
         );
         assert!(taken("4k2n/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q").is_empty());
-        assert!(taken("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1", "e2e4").is_empty());
+        assert!(taken("4k3/p7/8/8/8/8/4P3/4K3 w - - 0 1", "e2e4").is_empty());
     }
 
     #[test]
