@@ -6,7 +6,10 @@
 //! changes nothing, the last move of a position one move from the end, a
 //! screenshot of each variant mid-game; a phone-sized window, a reload,
 //! the flipped board, results in words, check, take-back, drag and typed
-//! moves, the Loki powers' guidance and the taken pieces; then a whole
+//! moves, the Loki powers' guidance and the taken pieces (also in a new
+//! tab), the rules panel, the self-play games line, the evaluation
+//! graph, the line's arrows, Top moves, a move list that starts with the
+//! second player and the arrow keys; then a whole
 //! losers game, bot against bot. The screenshots go to a scratch folder, or with
 //! `LOKIZERO_SCREENSHOTS=1` to `docs/web/` (how the committed ones were
 //! made).

@@ -22,6 +22,7 @@ export const variants = () => call('GET', '/api/variants');
 export const newGame = (variant, position, pgn) =>
   call('POST', '/api/games', pgn ? { variant, pgn } : position ? { variant, position } : { variant });
 export const getGame = (id) => call('GET', `/api/games/${id}`);
+export const gameAt = (id, ply) => call('GET', `/api/games/${id}/plies/${ply}`);
 export const playMove = (id, move) => call('POST', `/api/games/${id}/moves`, { move });
 export const undo = (id, plies) => call('POST', `/api/games/${id}/undo`, { plies });
 export const botMove = (id, request) => call('POST', `/api/games/${id}/bot`, request);

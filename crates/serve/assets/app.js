@@ -2,7 +2,7 @@
 // bot answer or watch the bot play itself; evaluation bar, move list and
 // the game's end from the server's answers.
 import * as api from './api.js';
-import { drawBoard, pieceElement, click, targets, starts, candidates, removedPieces } from './board.js';
+import { drawBoard, drawArrows, tokenSquares, pieceElement, click, targets, starts, candidates } from './board.js';
 
 const $ = (id) => document.getElementById(id);
 
@@ -17,10 +17,11 @@ const lab = {
   watching: false, // bot against bot is running
   wdl: null, // the bot's latest WDL, first player's view
   pv: [], // the bot's latest principal variation (move tokens)
-  // What each move took off the board (removedPieces), one list per move
-  // played; null when not known (a game restored without this tab's copy).
-  taken: [],
-  figures: new Map(), // how to draw each side's pieces, by "side/name", as seen on the board
+  pvFrom: 0, // the number of moves played when the bot searched that line
+  // An earlier position shown with the arrow keys: {ply, game} (the game
+  // as it stood after `ply` moves), or null for the game as it stands.
+  view: null,
+  top: null, // the bot's top moves here ({moves, answer}), when asked
   flipped: false, // the board is drawn turned half round (second player at the bottom)
   error: '',
 };
@@ -39,20 +40,9 @@ function mover() {
 }
 
 function setState(game, last) {
-  const before = lab.game;
-  const n = game.moves.length;
-  if (before && before.id === game.id && lab.taken && n === before.moves.length + 1) {
-    lab.taken = [...lab.taken.slice(0, n - 1), removedPieces(before.board, game.board, last || [])];
-  } else if (before && before.id === game.id && lab.taken && n <= lab.taken.length) {
-    lab.taken = lab.taken.slice(0, n); // taken back
-  } else if (!before || before.id !== game.id) {
-    lab.taken = n === 0 ? [] : storedTaken(game);
-  }
-  if (lab.taken) sessionStorage.setItem(`lokizero-taken-${game.id}`, JSON.stringify(lab.taken));
-  for (const sq of (before ? [before, game] : [game]).flatMap((g) => g.board.squares)) {
-    if (sq.figure) lab.figures.set(`${sq.figure.side}/${sq.figure.name}`, sq.figure);
-  }
   lab.game = game;
+  lab.view = null;
+  if (lab.top && JSON.stringify(lab.top.moves) !== JSON.stringify(game.moves)) lab.top = null;
   lab.sel = [];
   lab.choices = [];
   if (last) lab.last = last;
@@ -60,42 +50,37 @@ function setState(game, last) {
   render();
 }
 
-/// The taken pieces of game `game` that this tab kept (a reload), if
-/// they cover its moves.
-function storedTaken(game) {
-  try {
-    const taken = JSON.parse(sessionStorage.getItem(`lokizero-taken-${game.id}`));
-    return Array.isArray(taken) && taken.length === game.moves.length ? taken : null;
-  } catch {
-    return null;
-  }
-}
-
 lab.render = () => render(); // redraw (the browser tests draw long move lists)
 
 function render() {
   const game = lab.game;
   const info = variantInfo();
-  drawBoard($('board'), game, {
-    sel: lab.sel,
-    targets: targets(game.legal, lab.kind, lab.sel),
+  // An earlier position (arrow keys) is drawn as it was, to look at only.
+  const shown = lab.view ? lab.view.game : game;
+  drawBoard($('board'), shown, {
+    sel: lab.view ? [] : lab.sel,
+    targets: lab.view ? new Set() : targets(game.legal, lab.kind, lab.sel),
     // A power's pieces to pick from are marked before the first click.
-    pickable: lab.kind !== 'move' && lab.sel.length === 0 ? starts(game.legal, lab.kind) : null,
-    preview: preview(game),
-    last: lab.last,
+    pickable: !lab.view && lab.kind !== 'move' && lab.sel.length === 0 ? starts(game.legal, lab.kind) : null,
+    preview: lab.view ? null : preview(game),
+    last: lab.view ? lastSquares(shown) : lab.last,
     flipped: lab.flipped,
     onClick: onSquare,
     onSize: (ranks) => {
       $('eval').style.height = `calc(var(--sq) * ${ranks})`;
     },
   });
+  // The bot's expected line from here: its first moves as arrows.
+  if (!lab.view) drawArrows($('board'), pvAhead().slice(0, 3).map((m) => tokenSquares(game.board, m)));
   // The bar fills from the first player's end of the board.
   $('eval').classList.toggle('flipped', lab.flipped);
   renderPowers(info);
   $('hint').textContent = hintText(info);
-  renderTaken(info);
+  renderTaken(info, shown);
   renderMoves(info);
   renderEval(info);
+  renderGraph(info);
+  renderTop();
   renderStatus(info);
   $('promotion').innerHTML = '';
   for (const m of lab.choices) {
@@ -117,6 +102,55 @@ function render() {
   $('position-text').textContent = game.position;
   saveAddress();
   document.body.dataset.state = game.outcome ? 'over' : lab.busy ? 'thinking' : 'idle';
+  document.body.dataset.viewing = lab.view ? `${lab.view.ply}` : '';
+}
+
+/// The bot's principal variation from the position on the board: after
+/// the bot's move its line starts with that move, which is played.
+function pvAhead() {
+  const moves = lab.game.moves;
+  const played = moves.length - lab.pvFrom;
+  if (played < 0 || played > lab.pv.length) return [];
+  // The moves played since the search must be the line's first ones.
+  for (let i = 0; i < played; i += 1) if (moves[lab.pvFrom + i] !== lab.pv[i]) return [];
+  return lab.pv.slice(played);
+}
+
+/// The squares of the last move of `game` (an earlier position).
+function lastSquares(game) {
+  const moves = game.moves;
+  return moves.length > 0 ? tokenSquares(game.board, moves[moves.length - 1]) : [];
+}
+
+/// Show the position after `ply` moves (the arrow keys): the game as it
+/// stood then, from the server; the game as it stands at the end.
+async function viewPly(ply) {
+  const game = lab.game;
+  const n = game.moves.length;
+  if (ply < 0 || ply > n || lab.busy) return;
+  if (ply === n) {
+    lab.view = null;
+    render();
+    return;
+  }
+  try {
+    const then = await api.gameAt(game.id, ply);
+    if (lab.game !== game) return; // the game moved on meanwhile
+    lab.view = { ply, game: then };
+  } catch (e) {
+    lab.error = e.message;
+  }
+  render();
+}
+
+/// Left and Right step back and forward through the game's positions
+/// (for looking only: the game is not taken back); not while typing.
+function onKey(e) {
+  if (e.target.closest && e.target.closest('input, textarea, select')) return;
+  if (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight') return;
+  e.preventDefault();
+  const at = lab.view ? lab.view.ply : lab.game.moves.length;
+  viewPly(at + (e.key === 'ArrowLeft' ? -1 : 1));
 }
 
 /// A selection of two squares or more that no move has completed yet is
@@ -212,15 +246,16 @@ function renderPowers(info) {
 }
 
 /// What the last two moves took, in words ("MOVE took the SIDE PIECE
-/// on SQUARE."), and beside the board the pieces each side has taken.
-function renderTaken(info) {
-  const taken = lab.taken || [];
-  const moves = lab.game.moves;
+/// on SQUARE."), and beside the board the pieces each side has taken,
+/// from the server's record of the game shown (`game.taken`).
+function renderTaken(info, game) {
+  const taken = game.taken;
+  const moves = game.moves;
   const side = (s) => info.sides[s === 'first' ? 0 : 1];
   $('removed').textContent = taken
     .map((pieces, i) => ({ pieces, move: moves[i], i }))
     .filter((t) => t.i >= moves.length - 2 && t.pieces.length > 0)
-    .map((t) => `${t.move} took ${t.pieces.map((p) => `the ${side(p.side)} ${p.name} on ${p.square}`).join(', ')}.`)
+    .map((t) => `${t.move} took ${t.pieces.map((p) => `the ${side(p.figure.side)} ${p.figure.name} on ${p.square}`).join(', ')}.`)
     .join(' ');
   const all = taken.flat();
   // The side at the top of the board first.
@@ -229,17 +264,10 @@ function renderTaken(info) {
     const el = $(row === 0 ? 'taken-top' : 'taken-bottom');
     el.innerHTML = '';
     el.dataset.side = taker;
-    if (!lab.taken) {
-      el.textContent = '';
-      return;
-    }
     const label = document.createElement('span');
     label.textContent = `${side(taker)} took: `;
     el.appendChild(label);
-    for (const p of all.filter((x) => x.side !== taker)) {
-      const figure = lab.figures.get(`${p.side}/${p.name}`);
-      if (figure) el.appendChild(pieceElement('', figure));
-    }
+    for (const p of all.filter((x) => x.figure.side !== taker)) el.appendChild(pieceElement('', p.figure));
   });
 }
 
@@ -268,21 +296,36 @@ function renderMoves(info) {
   // The number and side of the first move, from the start position's FEN.
   const fen = (game.start === 'startpos' ? '' : game.start).split(' ');
   let number = parseInt(fen[5], 10) || 1;
-  let second = fen[1] === 'b';
+  // Sides alternate move by move: the side that made the first move.
+  const other = game.side_to_move === 'first' ? 'second' : 'first';
+  let second = (game.moves.length % 2 === 0 ? game.side_to_move : other) === 'second';
+  // The second player moved first (a set-up position): the first row
+  // reads "1. ... e5", the first player's column left empty.
+  if (second && game.moves.length > 0) {
+    const li = document.createElement('li');
+    li.className = 'placeholder';
+    li.textContent = san ? `${number}. ...` : '...';
+    li.style.listStyleType = 'none';
+    list.appendChild(li);
+  }
   game.moves.forEach((m, i) => {
     const li = document.createElement('li');
     li.title = m;
     if (san) {
-      li.textContent = second ? (i === 0 ? `${number}... ${san[i]}` : san[i]) : `${number}. ${san[i]}`;
+      li.textContent = second ? san[i] : `${number}. ${san[i]}`;
       if (second) number += 1;
       second = !second;
     } else {
       li.textContent = m;
       li.title = `${i + 1}`;
+      li.value = i + 1;
     }
+    if (lab.view && i === lab.view.ply - 1) li.classList.add('viewed');
     list.appendChild(li);
   });
-  list.scrollTop = list.scrollHeight;
+  const viewed = list.querySelector('.viewed');
+  if (viewed) viewed.scrollIntoView({ block: 'nearest' });
+  else if (!lab.view) list.scrollTop = list.scrollHeight;
   $('pgn-box').hidden = game.pgn == null;
   if (game.pgn != null && !lab.pgnEdited) $('pgn').value = game.pgn;
 }
@@ -319,8 +362,102 @@ function renderEval(info) {
   const [w, d, l] = lab.wdl;
   const score = w + d / 2;
   bar.style.height = `${(score * 100).toFixed(1)}%`;
-  const pct = (x) => `${Math.round(x * 100)}%`;
   label.textContent = `${info.sides[0]}: W ${pct(w)} D ${pct(d)} L ${pct(l)}`;
+}
+
+const pct = (x) => `${Math.round(x * 100)}%`;
+
+/// The bot's evaluation over the game as an SVG line under the board:
+/// one point per move the bot chose (`game.evals`, the root WDL of its
+/// search, first player's view), at the position it moved from; the
+/// first player's expected score W + D/2, 1 at the top.
+function renderGraph(info) {
+  const svg = $('wdl-graph');
+  const evals = lab.game.evals;
+  const n = lab.game.moves.length;
+  const [w, h] = [Math.max(n, 1), 100];
+  svg.setAttribute('viewBox', `0 0 ${w} ${h}`);
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.innerHTML = '';
+  const SVG = 'http://www.w3.org/2000/svg';
+  const add = (tag, attrs, title) => {
+    const el = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    if (title) {
+      const t = document.createElementNS(SVG, 'title');
+      t.textContent = title;
+      el.appendChild(t);
+    }
+    svg.appendChild(el);
+    return el;
+  };
+  add('line', { class: 'mid', x1: 0, y1: h / 2, x2: w, y2: h / 2 });
+  const points = evals
+    .map((e, i) => (e ? { i, e, y: (1 - (e[0] + e[1] / 2)) * h } : null))
+    .filter(Boolean);
+  if (points.length > 1) add('polyline', { class: 'line', points: points.map((p) => `${p.i},${p.y}`).join(' ') });
+  for (const p of points) {
+    // A circle in a stretched box would be an ellipse: a short vertical
+    // tick of non-scaling stroke marks each point instead.
+    add('line', { class: 'wdl-point', x1: p.i, y1: p.y - 3, x2: p.i, y2: p.y + 3, 'data-ply': p.i, stroke: '#1c5a8a', 'stroke-width': 4, 'vector-effect': 'non-scaling-stroke' },
+      `before move ${p.i + 1}: ${info.sides[0]} W ${pct(p.e[0])} D ${pct(p.e[1])} L ${pct(p.e[2])}`);
+  }
+  if (lab.view) add('line', { class: 'viewed', x1: lab.view.ply, y1: 0, x2: lab.view.ply, y2: h });
+  svg.dataset.points = `${points.length}`;
+}
+
+/// Ask the bot for its best moves in the position on the board
+/// (POST /api/analyse at the level's or the Nodes box's budget).
+async function askTop() {
+  const game = lab.game;
+  if (lab.busy || game.outcome) return;
+  const level = lab.info.levels.find((l) => l.name === $('level').value);
+  const nodes = parseInt($('nodes').value, 10) > 0 ? parseInt($('nodes').value, 10) : level && level.nodes;
+  const request = { variant: game.variant, position: game.start, moves: game.moves, top: 5 };
+  if (nodes) request.nodes = nodes;
+  lab.error = '';
+  $('top-moves').disabled = true;
+  try {
+    const answer = await api.analyse(request);
+    if (lab.game === game) lab.top = { moves: game.moves, answer };
+  } catch (e) {
+    lab.error = e.message;
+  }
+  $('top-moves').disabled = false;
+  render();
+}
+
+/// The top moves table: each root move with its visits and WDL (the side
+/// to move's view), best first.
+function renderTop() {
+  const table = $('top-table');
+  table.innerHTML = '';
+  table.hidden = !lab.top || !!lab.view;
+  $('top-moves').hidden = !!lab.game.outcome;
+  if (table.hidden) return;
+  const cell = (tag, text) => {
+    const el = document.createElement(tag);
+    el.textContent = text;
+    return el;
+  };
+  const { answer } = lab.top;
+  const head = document.createElement('tr');
+  head.append(...['Move', 'Visits', 'W', 'D', 'L'].map((t) => cell('th', t)));
+  table.appendChild(head);
+  const caption = document.createElement('caption');
+  caption.textContent = `Top moves (${answer.root.visits} nodes; WDL for the side to move)`;
+  table.appendChild(caption);
+  for (const a of answer.actions) {
+    const row = document.createElement('tr');
+    row.className = 'top-move';
+    const wdl = a.wdl || [null, null, null];
+    row.append(
+      cell('td', a.pv && a.pv.length > 0 ? a.pv[0] : a.action),
+      cell('td', a.visits),
+      ...wdl.map((x) => cell('td', x == null ? '-' : pct(x))),
+    );
+    table.appendChild(row);
+  }
 }
 
 /// Words for the rules' end reasons (`outcome.reason`, the same codes in
@@ -353,7 +490,9 @@ function renderStatus(info) {
   const game = lab.game;
   const side = info.sides[game.side_to_move === 'first' ? 0 : 1];
   let text;
-  if (game.outcome) {
+  if (lab.view) {
+    text = `Looking at the position after move ${lab.view.ply} of ${game.moves.length} (Right arrow: forward)`;
+  } else if (game.outcome) {
     text = `Game over. ${resultText(info, game.outcome)}`;
   } else {
     const check = game.board.check ? ', in check' : '';
@@ -367,7 +506,7 @@ function renderStatus(info) {
 }
 
 function onSquare(square) {
-  if (lab.busy || lab.game.outcome || mover() !== 'human') return;
+  if (lab.busy || lab.view || lab.game.outcome || mover() !== 'human') return;
   const result = click(lab.game.legal, lab.kind, lab.sel, square);
   lab.sel = result.sel;
   lab.choices = [];
@@ -411,6 +550,7 @@ async function maybeBot() {
     // The bot's move was legal in the state before it: its click path is there.
     const path = lab.game.legal.find((m) => m.move === answer.bot.move)?.path || [];
     lab.pv = answer.bot.pv;
+    lab.pvFrom = answer.moves.length - 1;
     setState(answer, path);
   } catch (e) {
     lab.busy = false;
@@ -557,6 +697,8 @@ async function main() {
     maybeBot();
   });
   $('undo').addEventListener('click', undoMoves);
+  $('top-moves').addEventListener('click', askTop);
+  document.addEventListener('keydown', onKey);
   $('move-input').addEventListener('keydown', (e) => {
     if (e.key === 'Enter') typedMove();
   });
@@ -603,10 +745,13 @@ async function main() {
   await startGame();
 }
 
-/// The chosen variant's measured strength and side names (players menu).
+/// The chosen variant's measured strength, training, rules and side
+/// names (players menu).
 function describeVariant() {
   const v = lab.info.variants.find((x) => x.id === $('variant').value);
   $('strength').textContent = v && v.strength ? `Measured: ${v.strength}` : '';
+  $('trained').textContent = v && v.trained ? trainedText(v.trained) : '';
+  renderRules(v ? v.rules || '' : '');
   if (!v) return;
   $('players').querySelector('[value="first"]').textContent = `You play first (${v.sides[0]})`;
   $('players').querySelector('[value="second"]').textContent = `You play second (${v.sides[1]})`;
@@ -615,3 +760,93 @@ function describeVariant() {
 main().catch((e) => {
   $('error').textContent = `The page could not start: ${e.message}`;
 });
+
+const number = (x) => x.toLocaleString('en');
+
+/// "Bot trained: about N self-play games", and what N counts: the
+/// bundle's model.json records the lineage's self-play positions and the
+/// last generation's games, so N is the positions over the last
+/// generation's positions per game.
+function trainedText(t) {
+  return (
+    `Bot trained: about ${number(t.games)} self-play games ` +
+    `(${number(t.positions)} self-play positions over ${t.generations} generations, ` +
+    `divided by the last generation's ${t.positions_per_game.toFixed(1)} positions a game)`
+  );
+}
+
+/// The variant's rules (its section of docs/rules.md, Markdown, from
+/// /api/variants) in the rules panel: headings, paragraphs, lists and
+/// tables, with `code`, **bold** and *emphasis*; links as their text.
+function renderRules(markdown) {
+  const box = $('rules');
+  box.innerHTML = '';
+  const lines = markdown.split('\n');
+  const inline = (parent, text) => {
+    const re = /(`[^`]+`|\*\*[^*]+\*\*|\*[^*]+\*|\[[^\]]+\]\([^)]*\))/g;
+    let at = 0;
+    for (const m of text.matchAll(re)) {
+      parent.append(text.slice(at, m.index));
+      const t = m[0];
+      let el;
+      if (t.startsWith('`')) {
+        el = document.createElement('code');
+        el.textContent = t.slice(1, -1);
+      } else if (t.startsWith('**')) {
+        el = document.createElement('strong');
+        inline(el, t.slice(2, -2));
+      } else if (t.startsWith('*')) {
+        el = document.createElement('em');
+        inline(el, t.slice(1, -1));
+      } else {
+        el = document.createElement('span');
+        inline(el, t.slice(1, t.indexOf('](')));
+      }
+      parent.append(el);
+      at = m.index + t.length;
+    }
+    parent.append(text.slice(at));
+  };
+  let i = 0;
+  while (i < lines.length) {
+    const line = lines[i];
+    if (line.trim() === '') {
+      i += 1;
+    } else if (/^#+ /.test(line)) {
+      const h = document.createElement('h3');
+      inline(h, line.replace(/^#+ /, ''));
+      box.appendChild(h);
+      i += 1;
+    } else if (line.startsWith('|')) {
+      const table = document.createElement('table');
+      for (; i < lines.length && lines[i].startsWith('|'); i += 1) {
+        if (/^\|[-| :]+\|$/.test(lines[i])) continue;
+        const row = document.createElement('tr');
+        for (const c of lines[i].slice(1, -1).split('|')) {
+          const td = document.createElement('td');
+          inline(td, c.trim());
+          row.appendChild(td);
+        }
+        table.appendChild(row);
+      }
+      box.appendChild(table);
+    } else if (/^- /.test(line)) {
+      const ul = document.createElement('ul');
+      while (i < lines.length && /^(- |  )/.test(lines[i])) {
+        let text = lines[i].slice(2);
+        for (i += 1; i < lines.length && /^  /.test(lines[i]) && !/^- /.test(lines[i]); i += 1) text += ` ${lines[i].trim()}`;
+        const li = document.createElement('li');
+        inline(li, text);
+        ul.appendChild(li);
+      }
+      box.appendChild(ul);
+    } else {
+      let text = line;
+      for (i += 1; i < lines.length && lines[i].trim() !== '' && !/^(#+ |- |\|)/.test(lines[i]); i += 1) text += ` ${lines[i].trim()}`;
+      const p = document.createElement('p');
+      inline(p, text);
+      box.appendChild(p);
+    }
+  }
+  $('rules-box').querySelector('summary').textContent = markdown ? `Rules: ${markdown.split('\n')[0].replace(/^#+ /, '').replace(/`/g, '')}` : 'Rules';
+}

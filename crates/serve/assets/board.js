@@ -95,43 +95,6 @@ export function starts(legal, kind) {
   return new Set(legal.filter((m) => m.kind === kind && m.path.length > 0).map((m) => m.path[0]));
 }
 
-/// The pieces of board `before` that are not on board `after` (a piece
-/// that moved is still there), counted by side and name:
-/// `[{side, name, square}]`. Each is placed where such a piece stood and
-/// no longer does: first where another piece now stands (taken by
-/// replacement), then where nothing does, a square of the move's `path`
-/// last (where the mover left from).
-export function removedPieces(before, after, path = []) {
-  const key = (f) => `${f.side}/${f.name}`;
-  const count = (board) => {
-    const n = new Map();
-    for (const sq of board.squares) if (sq.figure) n.set(key(sq.figure), (n.get(key(sq.figure)) || 0) + 1);
-    return n;
-  };
-  const [was, is] = [count(before), count(after)];
-  const rank = (i) => (after.squares[i].figure ? 0 : path.includes(before.squares[i].name) ? 2 : 1);
-  const gone = before.squares
-    .map((sq, i) => i)
-    .filter((i) => {
-      const f = before.squares[i].figure;
-      const now = after.squares[i].figure;
-      return f && !(now && key(now) === key(f));
-    })
-    .sort((a, b) => rank(a) - rank(b));
-  const removed = [];
-  for (const i of gone) {
-    const { figure, name: square } = before.squares[i];
-    const k = key(figure);
-    if ((was.get(k) || 0) <= (is.get(k) || 0)) continue;
-    was.set(k, was.get(k) - 1);
-    removed.push({ side: figure.side, name: figure.name, square });
-  }
-  // A side whose number of pieces did not fall lost none: its piece
-  // changed kind (a promotion), so it was not taken.
-  const total = (board, side) => board.squares.filter((sq) => sq.figure && sq.figure.side === side).length;
-  return removed.filter((p) => total(after, p.side) < total(before, p.side));
-}
-
 /// The squares that extend the selection `sel` towards a legal move.
 export function targets(legal, kind, sel) {
   const out = new Set();
@@ -159,4 +122,63 @@ function settle(fits, sel) {
   const complete = fits.filter((m) => m.path.length === sel.length);
   const longer = fits.some((m) => m.path.length > sel.length);
   return { sel, done: longer ? [] : complete };
+}
+
+/// The board's squares a move token names, in order, repeats next to
+/// each other written once (`g:d4d6d6f6` gives d4, d6, f6): the squares
+/// of `board` whose names appear in the token.
+export function tokenSquares(board, token) {
+  const names = new Set(board.squares.map((sq) => sq.name));
+  const out = [];
+  for (const name of token.match(/[a-z][0-9]+/g) || []) {
+    if (names.has(name) && out[out.length - 1] !== name) out.push(name);
+  }
+  return out;
+}
+
+const SVG = 'http://www.w3.org/2000/svg';
+
+/// Draw numbered arrows over the board in `container` (drawn by
+/// drawBoard) for `lines`, each a list of square names: 1 for the first,
+/// then 2, ...; a line of fewer than two squares is left out.
+export function drawArrows(container, lines) {
+  const svg = document.createElementNS(SVG, 'svg');
+  svg.setAttribute('class', 'arrows');
+  const centre = (name) => {
+    const cell = container.querySelector(`[data-square="${name}"]`);
+    return cell ? [cell.offsetLeft + cell.offsetWidth / 2, cell.offsetTop + cell.offsetHeight / 2, cell.offsetWidth] : null;
+  };
+  const defs = document.createElementNS(SVG, 'defs');
+  const marker = document.createElementNS(SVG, 'marker');
+  marker.id = 'pv-head';
+  for (const [k, v] of Object.entries({ viewBox: '0 0 10 10', refX: '5', refY: '5', markerWidth: '3', markerHeight: '3', orient: 'auto-start-reverse' })) {
+    marker.setAttribute(k, v);
+  }
+  const head = document.createElementNS(SVG, 'path');
+  head.setAttribute('d', 'M 0 0 L 10 5 L 0 10 z');
+  head.setAttribute('fill', 'rgba(214, 90, 20, 0.9)');
+  marker.appendChild(head);
+  defs.appendChild(marker);
+  svg.appendChild(defs);
+  lines.forEach((squares, i) => {
+    const points = squares.map(centre).filter(Boolean);
+    if (points.length < 2) return;
+    const size = points[0][2];
+    const line = document.createElementNS(SVG, 'polyline');
+    line.setAttribute('class', 'pv-arrow');
+    line.dataset.squares = squares.join(' ');
+    line.setAttribute('points', points.map(([x, y]) => `${x},${y}`).join(' '));
+    line.setAttribute('stroke-width', `${Math.max(3, size * 0.14)}`);
+    line.setAttribute('opacity', `${1 - i * 0.25}`);
+    line.setAttribute('marker-end', 'url(#pv-head)');
+    svg.appendChild(line);
+    const label = document.createElementNS(SVG, 'text');
+    label.setAttribute('class', 'pv-label');
+    label.setAttribute('x', `${points[0][0] - size * 0.35}`);
+    label.setAttribute('y', `${points[0][1] - size * 0.2}`);
+    label.setAttribute('font-size', `${Math.max(10, size * 0.32)}`);
+    label.textContent = `${i + 1}`;
+    svg.appendChild(label);
+  });
+  container.appendChild(svg);
 }

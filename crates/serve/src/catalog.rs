@@ -45,6 +45,55 @@ pub struct VariantInfo {
     pub generation: Option<u32>,
     /// The bundle's measured strength in one line, from its `model.json`.
     pub strength: Option<String>,
+    /// The self-play behind the bundle ([`Trained`]), where its
+    /// `model.json` records it.
+    pub trained: Option<Trained>,
+    /// The variant's rules: its section of `docs/rules.md`
+    /// ([`crate::rules_doc::section`]), as Markdown.
+    pub rules: Option<&'static str>,
+}
+
+/// The self-play games behind a bundle, from its `model.json`. The
+/// training record keeps a running total of self-play positions over the
+/// whole lineage (`training.selfplay_positions_total`, carried on through
+/// `--init-from`) but games only for the last generation
+/// (`training.games`), so the lineage's games are estimated: the
+/// positions divided by the last generation's positions per game.
+#[derive(Clone, Debug, Serialize)]
+pub struct Trained {
+    /// Generations trained since the untrained network (the lineage's,
+    /// else the bundle's generation number).
+    pub generations: u32,
+    /// Self-play positions recorded for training over the lineage
+    /// (`training.selfplay_positions_total`).
+    pub positions: u64,
+    /// Positions per game in the last generation's self-play
+    /// (`training.selfplay_positions / training.games`).
+    pub positions_per_game: f64,
+    /// The estimated self-play games of the lineage: `positions /
+    /// positions_per_game`, rounded.
+    pub games: u64,
+}
+
+impl Trained {
+    /// The record of bundle `meta`; `None` where its training section
+    /// lacks the positions or the last generation's games.
+    pub fn of(meta: &BundleMeta) -> Option<Trained> {
+        let number = |key: &str| meta.training.get(key).and_then(Value::as_u64);
+        let positions = number("selfplay_positions_total")?;
+        let last_positions = number("selfplay_positions").filter(|&n| n > 0)?;
+        let last_games = number("games").filter(|&n| n > 0)?;
+        let positions_per_game = last_positions as f64 / last_games as f64;
+        Some(Trained {
+            generations: meta
+                .lineage
+                .as_ref()
+                .map_or(meta.generation, |l| l.generations),
+            positions,
+            positions_per_game,
+            games: (positions as f64 / positions_per_game).round() as u64,
+        })
+    }
 }
 
 /// The bundles found under the models folder, loaded and checked once at
@@ -117,6 +166,8 @@ impl Catalog {
                     bot: entry.is_some(),
                     generation: entry.map(|e| e.meta.generation),
                     strength: entry.and_then(|e| strength_line(&e.meta.strength)),
+                    trained: entry.and_then(|e| Trained::of(&e.meta)),
+                    rules: crate::rules_doc::section(variant),
                 }
             })
             .collect()

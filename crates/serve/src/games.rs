@@ -105,6 +105,16 @@ impl Games {
         Ok(slot.table.view())
     }
 
+    /// The state of game `id` as it stood after its first `ply` moves.
+    ///
+    /// # Errors
+    /// [`ApiError::UnknownGame`], or those of [`Table::view_at`].
+    pub fn view_at(&self, id: &str, ply: usize) -> Result<TableView, ApiError> {
+        let mut slots = self.lock();
+        let slot = touch(&mut slots, id)?;
+        slot.table.view_at(ply)
+    }
+
     /// Play `token` in game `id`.
     ///
     /// # Errors
@@ -168,13 +178,20 @@ impl Games {
         ))
     }
 
-    /// Play the bot's `token` in the game of `job` (still busy).
+    /// Play the bot's `token` in the game of `job` (still busy), noting
+    /// `wdl_first` (its search's root value, first player's view; `None`
+    /// for a move chosen without a search) as the evaluation behind it.
     ///
     /// # Errors
     /// [`ApiError::UnknownGame`] if the game vanished;
     /// [`ApiError::Internal`] if the game moved on under the search (it
     /// cannot while busy) or the rules refuse the bot's move.
-    pub fn finish_search(&self, job: &SearchJob, token: &str) -> Result<TableView, ApiError> {
+    pub fn finish_search(
+        &self,
+        job: &SearchJob,
+        token: &str,
+        wdl_first: Option<[f32; 3]>,
+    ) -> Result<TableView, ApiError> {
         let mut slots = self.lock();
         let slot = touch(&mut slots, &job.id)?;
         if slot.table.moves() != job.moves.as_slice() {
@@ -186,6 +203,9 @@ impl Games {
         slot.table.play(token).map_err(|e| {
             ApiError::Internal(format!("the bot's move {token:?} was refused: {e}"))
         })?;
+        if let Some(wdl) = wdl_first {
+            slot.table.evaluated(wdl);
+        }
         Ok(slot.table.view())
     }
 

@@ -145,6 +145,16 @@ pub async fn get_game(
     Ok(Json(GameState { id, view }))
 }
 
+/// `GET /api/games/{id}/plies/{ply}`: the game as it stood after its
+/// first `ply` moves, for looking back through it (the game is unchanged).
+pub async fn game_at(
+    State(service): State<Arc<Service>>,
+    ApiPath((id, ply)): ApiPath<(String, usize)>,
+) -> Result<Json<GameState>, ApiError> {
+    let view = service.games.view_at(&id, ply)?;
+    Ok(Json(GameState { id, view }))
+}
+
 /// `POST /api/games/{id}/moves`.
 pub async fn play_move(
     State(service): State<Arc<Service>>,
@@ -190,12 +200,14 @@ pub async fn bot_move(
             choose(bot, &search_job, &limits, strength)
         })
         .await?;
-    let view = service.games.finish_search(&job, &choice.mv)?;
     let info = &choice.info;
     let wdl_first = match side {
         Player::First => info.wdl,
         Player::Second => [info.wdl[2], info.wdl[1], info.wdl[0]],
     };
+    // A search stopped before its first simulation has no evaluation.
+    let searched = (info.nodes > 0).then_some(wdl_first);
+    let view = service.games.finish_search(&job, &choice.mv, searched)?;
     let answer = BotMove {
         token: choice.mv.clone(),
         actions: choice.actions.clone(),

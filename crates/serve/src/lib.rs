@@ -34,6 +34,7 @@
 //!
 //! Endpoints (`docs/web-lab.md`; `assets/openapi.json`):
 //! `GET /api/variants`, `POST /api/games`, `GET /api/games/{id}`,
+//! `GET /api/games/{id}/plies/{ply}`,
 //! `POST /api/games/{id}/moves`, `POST /api/games/{id}/bot`,
 //! `POST /api/games/{id}/undo`,
 //! `POST /api/analyse`, `GET /api/openapi.json`; the page at `/`.
@@ -63,6 +64,7 @@ pub mod error;
 pub mod games;
 pub mod handlers;
 pub mod levels;
+pub mod rules_doc;
 pub mod runs;
 pub mod search;
 pub mod table;
@@ -148,6 +150,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/api/variants", get(handlers::variants))
         .route("/api/games", post(handlers::create_game))
         .route("/api/games/{id}", get(handlers::get_game))
+        .route("/api/games/{id}/plies/{ply}", get(handlers::game_at))
         .route("/api/games/{id}/moves", post(handlers::play_move))
         .route("/api/games/{id}/bot", post(handlers::bot_move))
         .route("/api/games/{id}/undo", post(handlers::undo))

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde_json::Value;
 
 use crate::error::ApiError;
-use crate::view::{move_view, power_uses, MoveView};
+use crate::view::{move_view, power_uses, removed_pieces, MoveView, TakenPiece};
 
 /// The state of a game as the API returns it.
 #[derive(Clone, Debug, Serialize)]
@@ -31,6 +31,13 @@ pub struct TableView {
     pub outcome: Option<Value>,
     /// The moves played since the start position, as tokens.
     pub moves: Vec<String>,
+    /// What each move took off the board, one list per move of `moves`
+    /// (empty for a move that took nothing).
+    pub taken: Vec<Vec<TakenPiece>>,
+    /// The bot's evaluation behind each move of `moves`: the root
+    /// `[W, D, L]` of the search that chose it, from the first player's
+    /// view; `null` for a move the bot did not choose (a human's).
+    pub evals: Vec<Option<[f32; 3]>>,
     /// The same moves in Standard Algebraic Notation (PGN standard
     /// §8.2.3, [`rules::Describe::move_san`]), `null` for a variant
     /// without SAN.
@@ -76,8 +83,17 @@ pub trait Table: Send + Sync {
     /// [`ApiError::Invalid`] unless `plies` is in `1..=` the moves played
     /// (the game is unchanged then).
     fn undo(&mut self, plies: usize) -> Result<(), ApiError>;
+    /// Note `wdl_first`, the bot's root evaluation from the first
+    /// player's view, as the evaluation behind the last move played.
+    fn evaluated(&mut self, wdl_first: [f32; 3]);
     /// The state for the API.
     fn view(&self) -> TableView;
+    /// The state of the game as it stood after its first `ply` moves
+    /// (the game itself is unchanged).
+    ///
+    /// # Errors
+    /// [`ApiError::Invalid`] unless `ply` is in `0..=` the moves played.
+    fn view_at(&self, ply: usize) -> Result<TableView, ApiError>;
 }
 
 /// A new game of `variant` from `position` (`None` or `"startpos"` = the start).
@@ -110,6 +126,10 @@ struct Session<G: BotGame> {
     played: Vec<Vec<G::Action>>,
     /// Each move's SAN, where the variant has it.
     san: Vec<String>,
+    /// What each move took off the board.
+    taken: Vec<Vec<TakenPiece>>,
+    /// The bot's evaluation behind each move (first player's view).
+    evals: Vec<Option<[f32; 3]>>,
 }
 
 impl<G: BotGame> Session<G> {
@@ -126,6 +146,8 @@ impl<G: BotGame> Session<G> {
             moves: Vec::new(),
             played: Vec::new(),
             san: Vec::new(),
+            taken: Vec::new(),
+            evals: Vec::new(),
         })
     }
 
@@ -144,6 +166,8 @@ impl<G: BotGame> Session<G> {
             moves: Vec::new(),
             played: Vec::new(),
             san: Vec::new(),
+            taken: Vec::new(),
+            evals: Vec::new(),
         };
         for actions in read.moves {
             session.record(actions);
@@ -157,9 +181,14 @@ impl<G: BotGame> Session<G> {
         if let Some(san) = self.game.move_san(&actions) {
             self.san.push(san);
         }
+        let before = self.game.board_view();
+        let path = self.game.move_shape(&token).path;
         for &action in &actions {
             self.game.play(action);
         }
+        self.taken
+            .push(removed_pieces(&before, &self.game.board_view(), &path));
+        self.evals.push(None);
         self.moves.push(token.clone());
         self.played.push(actions);
         token
@@ -252,7 +281,41 @@ impl<G: BotGame> Table for Session<G> {
         self.moves.truncate(keep);
         self.played.truncate(keep);
         self.san.truncate(keep);
+        self.taken.truncate(keep);
+        self.evals.truncate(keep);
         Ok(())
+    }
+
+    fn evaluated(&mut self, wdl_first: [f32; 3]) {
+        if let Some(last) = self.evals.last_mut() {
+            *last = Some(wdl_first);
+        }
+    }
+
+    fn view_at(&self, ply: usize) -> Result<TableView, ApiError> {
+        let played = self.moves.len();
+        if ply > played {
+            return Err(ApiError::Invalid(format!(
+                "ply must be in 0..={played} (the moves played), got {ply}"
+            )));
+        }
+        // Replayed from the start, so every per-move record (SAN, taken
+        // pieces, PGN) is of the shorter game.
+        let mut earlier = Session::<G> {
+            start: self.start.clone(),
+            root: self.root.clone(),
+            game: self.root.clone(),
+            moves: Vec::new(),
+            played: Vec::new(),
+            san: Vec::new(),
+            taken: Vec::new(),
+            evals: Vec::new(),
+        };
+        for actions in &self.played[..ply] {
+            earlier.record(actions.clone());
+        }
+        earlier.evals.copy_from_slice(&self.evals[..ply]);
+        Ok(earlier.view())
     }
 
     fn view(&self) -> TableView {
@@ -273,6 +336,8 @@ impl<G: BotGame> Table for Session<G> {
                 v
             }),
             moves: self.moves.clone(),
+            taken: self.taken.clone(),
+            evals: self.evals.clone(),
             san: G::SAN.then(|| self.san.clone()),
             pgn: G::CHESS_NOTATION.then(|| self.pgn()),
             start: self.start.clone().unwrap_or_else(|| "startpos".into()),

@@ -5,8 +5,8 @@
 
 use std::collections::BTreeMap;
 
-use rules::describe::{BoardView, MoveShape, PowerView};
-use rules::Describe;
+use rules::describe::{BoardView, Figure, MoveShape, PowerView};
+use rules::{Describe, Player};
 use serde::Serialize;
 
 /// One legal move as the page offers it.
@@ -55,6 +55,75 @@ pub fn power_uses(board: &BoardView) -> Option<[BTreeMap<&'static str, u8>; 2]> 
     Some([side(0), side(1)])
 }
 
+/// A piece a move took off the board.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TakenPiece {
+    /// The square it was taken on.
+    pub square: String,
+    /// The piece, as the board draws it (its side, name and looks).
+    pub figure: Figure,
+}
+
+/// The pieces of board `before` that are not on board `after` (a piece
+/// that moved is still there), counted by side and name. Each is placed
+/// where such a piece stood and no longer does: first where another piece
+/// now stands (taken by replacement), then where nothing does, a square
+/// of the move's click `path` last (where the mover left from). A side
+/// whose number of pieces did not fall lost none: its piece changed kind
+/// (a promotion), so nothing was taken.
+pub fn removed_pieces(before: &BoardView, after: &BoardView, path: &[String]) -> Vec<TakenPiece> {
+    let key = |f: &Figure| (f.side, f.name);
+    let count = |board: &BoardView| {
+        let mut n: BTreeMap<(Player, &'static str), usize> = BTreeMap::new();
+        for f in board.squares.iter().filter_map(|sq| sq.figure.as_ref()) {
+            *n.entry(key(f)).or_default() += 1;
+        }
+        n
+    };
+    let (mut was, is) = (count(before), count(after));
+    let now = |i: usize| after.squares.get(i).and_then(|sq| sq.figure.as_ref());
+    let mut gone: Vec<usize> = (0..before.squares.len())
+        .filter(|&i| {
+            before.squares[i]
+                .figure
+                .as_ref()
+                .is_some_and(|f| now(i).is_none_or(|n| key(n) != key(f)))
+        })
+        .collect();
+    let rank = |i: usize| match now(i) {
+        Some(_) => 0,
+        None if path.contains(&before.squares[i].name) => 2,
+        None => 1,
+    };
+    gone.sort_by_key(|&i| rank(i));
+    let mut removed = Vec::new();
+    for i in gone {
+        let square = &before.squares[i];
+        let Some(figure) = square.figure.as_ref() else {
+            continue;
+        };
+        let k = key(figure);
+        let left = was.get(&k).copied().unwrap_or(0);
+        if left <= is.get(&k).copied().unwrap_or(0) {
+            continue;
+        }
+        was.insert(k, left - 1);
+        removed.push(TakenPiece {
+            square: square.name.clone(),
+            figure: *figure,
+        });
+    }
+    let total = |board: &BoardView, side: Player| {
+        board
+            .squares
+            .iter()
+            .filter(|sq| sq.figure.as_ref().is_some_and(|f| f.side == side))
+            .count()
+    };
+    removed.retain(|p| total(after, p.figure.side) < total(before, p.figure.side));
+    removed
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -89,6 +158,35 @@ mod tests {
                 }
             })
         }
+    }
+
+    #[test]
+    fn removed_pieces_names_captures_not_promotions() {
+        use rules::Losers;
+        let taken = |fen: &str, token: &str| {
+            let mut game = Losers::from_text(fen).unwrap();
+            let before = game.board_view();
+            let path = game.move_shape(token).path;
+            for a in game
+                .parse_move(token)
+                .unwrap_or_else(|e| panic!("{fen} {token}: {e}"))
+            {
+                game.play(a);
+            }
+            removed_pieces(&before, &game.board_view(), &path)
+        };
+        let capture = taken("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1", "e4d5");
+        assert_eq!(capture.len(), 1);
+        assert_eq!(
+            (
+                capture[0].figure.side,
+                capture[0].figure.name,
+                capture[0].square.as_str()
+            ),
+            (Player::Second, "pawn", "d5")
+        );
+        assert!(taken("4k2n/P7/8/8/8/8/8/4K3 w - - 0 1", "a7a8q").is_empty());
+        assert!(taken("4k3/p7/8/8/8/8/4P3/4K3 w - - 0 1", "e2e4").is_empty());
     }
 
     #[test]

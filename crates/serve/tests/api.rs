@@ -794,6 +794,7 @@ async fn the_page_and_the_openapi_file_are_served() {
         "/api/variants",
         "/api/games",
         "/api/games/{id}",
+        "/api/games/{id}/plies/{ply}",
         "/api/games/{id}/moves",
         "/api/games/{id}/bot",
         "/api/games/{id}/undo",
@@ -980,4 +981,146 @@ async fn pgn_import_names_the_bad_move_and_needs_chess_notation() {
     // A variant without SAN has neither field.
     let tafl = new_game(&service, "hnefatafl", None).await;
     assert_eq!((&tafl["san"], &tafl["pgn"]), (&Value::Null, &Value::Null));
+}
+
+#[tokio::test]
+async fn variants_carry_their_rules_section_and_the_self_play_behind_the_bundle() {
+    let service = service();
+    let (status, body) = get(&service, "/api/variants").await;
+    assert_eq!(status, StatusCode::OK);
+    let doc = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/rules.md"),
+    )
+    .unwrap();
+    for v in body["variants"].as_array().unwrap() {
+        let id = v["id"].as_str().unwrap();
+        // The rules are the variant's own section of docs/rules.md, as it is.
+        let rules = v["rules"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{id}: no rules"));
+        let heading = rules.lines().next().unwrap();
+        assert!(
+            heading.starts_with("## ") && heading.contains(&format!("`{id}`")),
+            "{id}: {heading}"
+        );
+        assert!(doc.contains(rules), "{id}: the text is not docs/rules.md's");
+        assert!(!rules.contains("\n## "), "{id}: more than one section");
+        // The self-play behind the bundle, from its model.json.
+        let meta: Value = serde_json::from_str(
+            &std::fs::read_to_string(models().join(id).join("model.json")).unwrap(),
+        )
+        .unwrap();
+        let t = &meta["training"];
+        let trained = &v["trained"];
+        assert_eq!(trained["positions"], t["selfplay_positions_total"], "{id}");
+        assert_eq!(
+            trained["generations"], meta["lineage"]["generations"],
+            "{id}"
+        );
+        let per_game = t["selfplay_positions"].as_f64().unwrap() / t["games"].as_f64().unwrap();
+        assert!(
+            (trained["positions_per_game"].as_f64().unwrap() - per_game).abs() < 1e-9,
+            "{id}"
+        );
+        let games = (t["selfplay_positions_total"].as_f64().unwrap() / per_game).round();
+        assert_eq!(trained["games"].as_f64(), Some(games), "{id}");
+        assert!(games > 0.0, "{id}");
+    }
+    // The losers section is about losers chess.
+    let losers = body["variants"].as_array().unwrap()[0]["rules"]
+        .as_str()
+        .unwrap();
+    assert!(losers.contains("Capturing is compulsory"), "{losers}");
+}
+
+#[tokio::test]
+async fn games_record_taken_pieces_and_the_bots_evaluations() {
+    let service = service();
+    let game = new_game(
+        &service,
+        "losers",
+        Some("4k3/p7/8/3p4/4P3/8/8/4K3 w - - 0 1"),
+    )
+    .await;
+    assert_eq!(game["taken"], json!([]));
+    assert_eq!(game["evals"], json!([]));
+    let id = game["id"].as_str().unwrap();
+    let state = play_all(&service, id, &["e4d5"]).await;
+    assert_eq!(
+        state["taken"],
+        json!([[{"square": "d5", "figure": {"side": "second", "name": "pawn", "symbol": state["taken"][0][0]["figure"]["symbol"], "shape": "glyph", "colour": "dark"}}]])
+    );
+    assert_eq!(
+        state["evals"],
+        json!([null]),
+        "a human move has no evaluation"
+    );
+    // A new request (another tab) gets the same record.
+    let (_, again) = get(&service, &format!("/api/games/{id}")).await;
+    assert_eq!(again["taken"], state["taken"]);
+    let (status, bot) = post(
+        &service,
+        &format!("/api/games/{id}/bot"),
+        json!({ "nodes": 8 }),
+    )
+    .await;
+    assert_eq!(status, StatusCode::OK, "{bot}");
+    let evals = bot["evals"].as_array().unwrap();
+    assert_eq!(evals.len(), 2);
+    assert_eq!(
+        evals[1], bot["bot"]["wdl_first"],
+        "the bot's evaluation is kept"
+    );
+    assert_eq!(bot["taken"].as_array().unwrap().len(), 2);
+    // Taking back drops the records with the moves.
+    let (_, back) = post(
+        &service,
+        &format!("/api/games/{id}/undo"),
+        json!({ "plies": 1 }),
+    )
+    .await;
+    assert_eq!(back["evals"], json!([null]));
+    assert_eq!(back["taken"], state["taken"]);
+}
+
+#[tokio::test]
+async fn an_earlier_position_of_a_game_is_shown_without_changing_it() {
+    let service = service();
+    let game = new_game(&service, "losers", None).await;
+    let id = game["id"].as_str().unwrap();
+    let after_one = play_all(&service, id, &["e2e4"]).await;
+    let now = play_all(&service, id, &["b7b5", "f1b5"]).await;
+    let (status, at0) = get(&service, &format!("/api/games/{id}/plies/0")).await;
+    assert_eq!(status, StatusCode::OK, "{at0}");
+    assert_eq!(at0["position"], game["position"]);
+    assert_eq!(at0["moves"], json!([]));
+    assert_eq!(at0["id"], json!(id));
+    let (_, at1) = get(&service, &format!("/api/games/{id}/plies/1")).await;
+    assert_eq!(at1["position"], after_one["position"]);
+    assert_eq!(at1["san"], json!(["e4"]));
+    let (_, at3) = get(&service, &format!("/api/games/{id}/plies/3")).await;
+    assert_eq!(at3["position"], now["position"]);
+    assert_eq!(at3["taken"], now["taken"]);
+    assert_eq!(now["taken"][2][0]["square"], json!("b5"));
+    // The game itself stands where it stood.
+    let (_, still) = get(&service, &format!("/api/games/{id}")).await;
+    assert_eq!(still["moves"].as_array().unwrap().len(), 3);
+    // Beyond the moves played, not a number, an unknown game.
+    assert_error(
+        &get(&service, &format!("/api/games/{id}/plies/4")).await,
+        StatusCode::BAD_REQUEST,
+        "ply must be in 0..=3",
+    );
+    let bad = get(&service, &format!("/api/games/{id}/plies/x")).await;
+    assert_eq!(bad.0, StatusCode::BAD_REQUEST, "{}", bad.1);
+    assert!(bad.1["error"].is_string(), "{}", bad.1);
+    assert_error(
+        &get(
+            &service,
+            "/api/games/0123456789abcdef0123456789abcdef/plies/0",
+        )
+        .await,
+        StatusCode::NOT_FOUND,
+        "0123456789abcdef0123456789abcdef",
+    );
 }

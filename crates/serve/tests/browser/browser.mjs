@@ -471,6 +471,194 @@ async function main() {
     assert(promoted[0] === '' && promoted[1] === 0, `after a promotion: ${promoted}`);
   });
 
+  await test('the taken pieces survive opening the game in a new tab', async () => {
+    await open(page, { variant: 'losers', players: 'human', position: '4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1' });
+    await clickSquare(page, 'e4');
+    await clickSquare(page, 'd5');
+    await page.waitForFunction(() => window.lab.game.moves.length === 1, null, { timeout: 10000 });
+    const tab = await page.context().newPage();
+    try {
+      await tab.goto(page.url());
+      await settle(tab);
+      const bottom = await tab.evaluate(() => {
+        const e = document.getElementById('taken-bottom');
+        return { text: e.textContent, pieces: [...e.querySelectorAll('.piece')].map((p) => p.title) };
+      });
+      assert(bottom.text.startsWith('White took') && JSON.stringify(bottom.pieces) === '["pawn"]', `new tab: ${JSON.stringify(bottom)}`);
+      const removed = await tab.textContent('#removed');
+      assert(removed.includes('e4d5 took the Black pawn on d5'), `new tab: ${removed}`);
+    } finally {
+      await tab.close();
+    }
+  });
+
+  await test('the rules panel shows the variant\'s section of docs/rules.md', async () => {
+    await open(page, { variant: 'losers', players: 'first' });
+    assert(!(await page.isVisible('#rules')), 'the panel starts folded');
+    await page.click('#rules-box summary');
+    const summary = await page.textContent('#rules-box summary');
+    assert(summary.includes('losers') && summary.includes('Losers Chess'), `summary: ${summary}`);
+    const text = await page.textContent('#rules');
+    assert(text.includes('Capturing is compulsory'), `losers rules: ${text.slice(0, 200)}`);
+    assert(!text.includes('**') && !text.includes('`'), 'the Markdown is rendered');
+    const items = await page.locator('#rules li').count();
+    assert(items > 3, `${items} list items`);
+    await page.selectOption('#variant', 'shakti');
+    await page.waitForFunction(() => window.lab.game.variant === 'shakti', null, { timeout: 10000 });
+    await settle(page);
+    const shakti = await page.textContent('#rules-box summary');
+    const served = await page.evaluate(() => window.lab.info.variants.find((v) => v.id === 'shakti').rules.split('\n')[0]);
+    assert(shakti.includes('Shakti') && served.startsWith('## ') && served.includes('`shakti`'), `summary ${shakti}, served ${served}`);
+    assert(!(await page.textContent('#rules')).includes('Capturing is compulsory'), 'the old rules are gone');
+    await page.click('#rules-box summary');
+  });
+
+  await test('the page says how many self-play games trained the bot, and what it counts', async () => {
+    await open(page, { variant: 'viking', players: 'first' });
+    const trained = await page.evaluate(() => window.lab.info.variants.find((v) => v.id === 'viking').trained);
+    const text = await page.textContent('#trained');
+    const expected = `Bot trained: about ${trained.games.toLocaleString('en')} self-play games`;
+    assert(text.startsWith(expected), `"${text}" should start "${expected}"`);
+    assert(text.includes(`${trained.positions.toLocaleString('en')} self-play positions over ${trained.generations} generations`), text);
+    assert(text.includes('positions a game'), text);
+  });
+
+  await test('the evaluation graph grows one point per ply, bot against bot, and survives a reload', async () => {
+    await open(page, { variant: 'shakti', players: 'watch' });
+    const seen = [];
+    for (let n = 1; n <= 4; n += 1) {
+      await page.waitForFunction((k) => window.lab.game.moves.length >= k || window.lab.game.outcome, n, { timeout: 30000 });
+      seen.push(
+        await page.evaluate(() => [
+          window.lab.game.moves.length,
+          document.querySelectorAll('#wdl-graph .wdl-point').length,
+          window.lab.game.evals.filter((e) => e).length,
+        ]),
+      );
+    }
+    // Two humans from here, so the reload does not go on watching.
+    await page.selectOption('#players', 'human');
+    await settle(page);
+    for (const [moves, points, evals] of seen) {
+      assert(points === moves && evals === moves, `after ${moves} plies: ${points} points, ${evals} evaluations (${JSON.stringify(seen)})`);
+    }
+    const now = await game(page);
+    const drawn = await page.locator('#wdl-graph .wdl-point').count();
+    assert(drawn === now.moves.length, `${drawn} points for ${now.moves.length} plies`);
+    await page.reload();
+    await settle(page);
+    const again = await page.locator('#wdl-graph .wdl-point').count();
+    assert(again === drawn, `after a reload ${again} points, were ${drawn}`);
+    const box = await page.evaluate(() => {
+      const g = document.getElementById('wdl-graph').getBoundingClientRect();
+      const b = document.getElementById('board').getBoundingClientRect();
+      return { top: g.top, bottom: b.bottom, height: g.height };
+    });
+    assert(box.top >= box.bottom && box.height > 20, `the graph is under the board: ${JSON.stringify(box)}`);
+  });
+
+  await test('the first moves of the bot\'s line are arrows on the board', async () => {
+    await open(page, { variant: 'losers', players: 'human' });
+    const drawn = await page.evaluate(() => {
+      window.lab.pv = ['e2e4', 'e7e5', 'g1f3', 'b8c6'];
+      window.lab.pvFrom = 0;
+      window.lab.render();
+      return [...document.querySelectorAll('#board svg.arrows .pv-arrow')].map((a) => {
+        const first = a.points.getItem(0);
+        const sq = document.querySelector(`[data-square="${a.dataset.squares.split(' ')[0]}"]`).getBoundingClientRect();
+        const svg = a.ownerSVGElement.getBoundingClientRect();
+        return { squares: a.dataset.squares, dx: svg.left + first.x - (sq.left + sq.width / 2), dy: svg.top + first.y - (sq.top + sq.height / 2) };
+      });
+    });
+    assert(JSON.stringify(drawn.map((d) => d.squares)) === '["e2 e4","e7 e5","g1 f3"]', `arrows ${JSON.stringify(drawn)}`);
+    assert(drawn.every((d) => Math.abs(d.dx) < 2 && Math.abs(d.dy) < 2), `arrows start at their squares: ${JSON.stringify(drawn)}`);
+    // The line moves on with the game: after e2e4 the arrows start at e7e5.
+    await clickMove(page, (await game(page)).legal.find((m) => m.move === 'e2e4'));
+    await settle(page);
+    const next = await page.evaluate(() => [...document.querySelectorAll('#board svg.arrows .pv-arrow')].map((a) => a.dataset.squares));
+    assert(JSON.stringify(next) === '["e7 e5","g1 f3","b8 c6"]', `after e2e4: ${next}`);
+    // A bot's answer draws its own line from the position it left.
+    await open(page, { variant: 'losers', players: 'first' });
+    await clickMove(page, (await game(page)).legal.find((m) => m.move === 'e2e3'));
+    await page.waitForFunction(() => window.lab.game.moves.length >= 2, null, { timeout: 30000 });
+    await settle(page);
+    const bot = await page.evaluate(() => [window.lab.pv, document.querySelectorAll('#board svg.arrows .pv-arrow').length]);
+    assert(bot[1] === Math.min(3, bot[0].length - 1), `the bot's line ${bot[0]}: ${bot[1]} arrows`);
+  });
+
+  await test('Top moves shows the bot\'s best root moves with visits and WDL', async () => {
+    const start = await open(page, { variant: 'viking', players: 'first' });
+    assert(!(await page.isVisible('#top-table')), 'no table before asking');
+    await page.click('#top-moves');
+    await page.waitForFunction(() => document.querySelectorAll('#top-table .top-move').length > 0, null, { timeout: 30000 });
+    const rows = await page.evaluate(() => [...document.querySelectorAll('#top-table .top-move')].map((r) => [...r.children].map((c) => c.textContent)));
+    assert(rows.length >= 1 && rows.length <= 5, `${rows.length} rows`);
+    const legal = new Set(start.legal.map((m) => m.move));
+    for (const [move, visits, w, d, l] of rows) {
+      assert(legal.has(move), `${move} is not legal here`);
+      assert(/^\d+$/.test(visits), `visits ${visits}`);
+      // An unvisited move has no WDL.
+      const pattern = Number(visits) > 0 ? /^\d+%$/ : /^-$/;
+      assert([w, d, l].every((x) => pattern.test(x)), `${move}: ${visits} visits, WDL ${w} ${d} ${l}`);
+    }
+    const visits = rows.map((r) => Number(r[1]));
+    assert(visits[0] > 0, `the best move was searched: ${visits}`);
+    assert(visits.every((v, i) => i === 0 || v <= visits[i - 1]), `best first: ${visits}`);
+    assert((await game(page)).moves.length === 0, 'asking played nothing');
+  });
+
+  await test('a move list from a position with the second player to move starts "1. ... e5"', async () => {
+    await open(page, { variant: 'losers', players: 'human', position: '4k3/p7/8/3p4/4P3/8/P7/4K3 b - - 0 1' });
+    await clickMove(page, (await game(page)).legal.find((m) => m.move === 'd5e4'));
+    await settle(page);
+    await clickMove(page, (await game(page)).legal[0]);
+    await settle(page);
+    const items = await page.evaluate(() =>
+      [...document.querySelectorAll('#moves li')].map((li) => ({ text: li.textContent, left: li.getBoundingClientRect().left })),
+    );
+    assert(items.length === 3 && items[0].text === '1. ...' && items[1].text === 'dxe4' && /^2\. \S/.test(items[2].text), `list ${JSON.stringify(items)}`);
+    assert(items[1].left > items[0].left && items[2].left === items[0].left, `columns ${JSON.stringify(items)}`);
+  });
+
+  await test('the arrow keys step through the game without taking moves back', async () => {
+    await open(page, { variant: 'losers', players: 'human' });
+    for (const uci of ['e2e4', 'b7b5', 'f1b5']) {
+      await clickMove(page, (await game(page)).legal.find((m) => m.move === uci));
+      await settle(page);
+    }
+    const piece = (sq) => page.evaluate((name) => document.querySelector(`[data-square="${name}"] .piece`)?.dataset.piece || null, sq);
+    const viewing = () => page.evaluate(() => document.body.dataset.viewing);
+    await page.click('h1'); // focus away from the inputs
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => document.body.dataset.viewing === '2', null, { timeout: 5000 });
+    assert((await piece('b5')) === 'p' && (await piece('f1')) === 'B', 'after move 2: the black pawn on b5, the bishop at home');
+    assert((await page.textContent('#status')).includes('after move 2 of 3'), await page.textContent('#status'));
+    assert((await page.locator('#moves li.viewed').textContent()) === 'b5', 'the move list marks the move');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => document.body.dataset.viewing === '1', null, { timeout: 5000 });
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForFunction(() => document.body.dataset.viewing === '0', null, { timeout: 5000 });
+    assert((await piece('e2')) === 'P' && (await piece('e4')) === null, 'the start position');
+    await page.keyboard.press('ArrowLeft'); // nothing before the start
+    await page.waitForTimeout(200);
+    assert((await viewing()) === '0', 'still at the start');
+    // A click while looking back plays nothing.
+    await clickSquare(page, 'd2');
+    await clickSquare(page, 'd4');
+    await page.waitForTimeout(200);
+    assert((await game(page)).moves.length === 3, 'a click played a move while looking back');
+    for (const ply of ['1', '2', '']) {
+      await page.keyboard.press('ArrowRight');
+      await page.waitForFunction((v) => document.body.dataset.viewing === v, ply, { timeout: 5000 });
+    }
+    assert((await piece('b5')) === 'B' && (await game(page)).moves.length === 3, 'back at the game as it stands');
+    // Typing in the move box is not stepping.
+    await page.focus('#move-input');
+    await page.keyboard.press('ArrowLeft');
+    await page.waitForTimeout(200);
+    assert((await viewing()) === '', 'an arrow key in the move box stepped back');
+  });
+
   await test('loki: powers are picked, guided, previewed and put down after use', async () => {
     const start = await open(page, { variant: 'loki', players: 'first' });
     assert(await page.isVisible('#frozen-legend'), 'no legend for the frozen ring');
@@ -515,6 +703,8 @@ async function main() {
     try {
       for (const variant of ['hnefatafl', 'viking', 'losers', 'shakti']) {
         await open(page, { variant, players: 'first' });
+        // With the rules panel open, the evaluation graph under the board.
+        await page.click('#rules-box summary');
         const fit = await page.evaluate(() => {
           const box = document.getElementById('board').getBoundingClientRect();
           const square = document.querySelector('#board .square').getBoundingClientRect();
@@ -538,6 +728,8 @@ async function main() {
         assert(fit.left >= 0 && fit.right <= 390, `${variant}: the board spans ${fit.left}..${fit.right}`);
         assert(fit.square >= 24, `${variant}: squares of ${fit.square}px`);
         assert(fit.asideTop >= fit.bottom, `${variant}: the panel (top ${fit.asideTop}) is beside the board (bottom ${fit.bottom})`);
+        const graph = await page.evaluate(() => document.getElementById('wdl-graph').getBoundingClientRect().right);
+        assert(graph <= 390, `${variant}: the graph reaches ${graph}px`);
       }
     } finally {
       await page.setViewportSize({ width: 1280, height: 860 });
