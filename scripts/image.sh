@@ -51,6 +51,7 @@ buildah copy --quiet --chmod 0755 "$ctr" "$bin" /usr/local/bin/lokizero
 buildah copy --quiet "$ctr" models /usr/local/share/lokizero/models
 buildah run "$ctr" -- useradd --create-home --uid 10001 lokizero
 buildah config --user lokizero --workingdir /home/lokizero \
+  --env PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
   --entrypoint '["lokizero"]' --cmd '--help' \
   --label org.opencontainers.image.title=lokizero \
   --label org.opencontainers.image.version="$("$bin" --version | awk '{print $2}')" "$ctr"

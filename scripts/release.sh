@@ -12,26 +12,36 @@
 #   scripts/release.sh [OUT_DIR]        (default dist/)
 #
 # Builds the binary with `cargo build --release --locked` unless LOKIZERO_BIN
-# names one. The version is the workspace's (Cargo.toml); NOTES.md is its
-# section of CHANGELOG.md, or [Unreleased] when it has none yet.
+# names one, whose `--version` must match the workspace's (Cargo.toml).
+# NOTES.md is that version's section of CHANGELOG.md, or [Unreleased] when
+# it has none yet. A failed run removes the half-built folder.
 set -euo pipefail
+# Paths given relative to the caller's folder stay so.
+out_root=$(realpath -m "${1:-$(dirname "$0")/../dist}")
+[ -n "${LOKIZERO_BIN:-}" ] && LOKIZERO_BIN=$(realpath -m "$LOKIZERO_BIN")
 cd "$(dirname "$0")/.."
 
-out_root=${1:-dist}
 if [ -z "${LOKIZERO_BIN:-}" ]; then
   cargo build --release --locked
-  LOKIZERO_BIN=target/release/lokizero
+  LOKIZERO_BIN=$PWD/target/release/lokizero
 fi
 bin=$LOKIZERO_BIN
 [ -x "$bin" ] || { echo "error: $bin is not an executable" >&2; exit 1; }
 version=$("$bin" --version | awk '{print $2}')
+cargo_version=$(sed -n '/^\[workspace.package\]/,/^\[/s/^version = "\(.*\)"/\1/p' Cargo.toml)
+if [ "$version" != "$cargo_version" ]; then
+  echo "error: $bin is version $version but Cargo.toml says $cargo_version; rebuild it" >&2
+  exit 1
+fi
 target=$(uname -m)-$(uname -s | tr '[:upper:]' '[:lower:]')
 name=lokizero-$version
 dir=$out_root/$name
 [ -e "$dir" ] && { echo "error: $dir exists; remove it or pick another OUT_DIR" >&2; exit 1; }
 mkdir -p "$dir/bundles" "$dir/onnx"
 stage=$(mktemp -d)
-trap 'rm -rf "$stage"' EXIT
+done=0
+# A failed release leaves nothing half-built behind.
+trap 'rm -rf "$stage"; [ "$done" = 1 ] || { rm -rf "$dir"; echo "error: release failed; $dir removed" >&2; }' EXIT
 
 variants=()
 for meta in models/*/model.json; do
@@ -60,10 +70,11 @@ notes() {
 notes "$version" >"$dir/NOTES.md"
 if [ ! -s "$dir/NOTES.md" ]; then
   notes Unreleased >"$dir/NOTES.md"
-  echo "note: CHANGELOG.md has no [$version] section; NOTES.md is [Unreleased] (rename it to [$version] - DATE before uploading)" >&2
+  echo "note: CHANGELOG.md has no [$version] section, so NOTES.md is its [Unreleased] section; for a real release rename that section to [$version] - DATE in CHANGELOG.md and run this again" >&2
 fi
 [ -s "$dir/NOTES.md" ] || { echo "error: CHANGELOG.md has no section for $version nor [Unreleased]" >&2; exit 1; }
 
 (cd "$dir" && find . -type f ! -name SHA256SUMS | sed 's|^\./||' | sort | xargs sha256sum >SHA256SUMS)
+done=1
 echo "release $version for $target in $dir:"
 (cd "$dir" && find . -type f | sort | xargs ls -l | awk '{printf "  %10d  %s\n", $5, $9}')

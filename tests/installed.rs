@@ -157,6 +157,28 @@ fn broken_archives_and_bundles_are_refused_and_nothing_is_installed() {
     assert!(!out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("does not load"), "{}", text(&out));
 
+    // An archive whose bundle is a link to a folder elsewhere.
+    let linked = tmp.path().join("linked");
+    std::fs::create_dir_all(&linked).unwrap();
+    std::os::unix::fs::symlink(repo_models().join("losers"), linked.join("losers")).unwrap();
+    let link_tar = tmp.path().join("link.tar");
+    let tar = Command::new("tar")
+        .arg("-cf")
+        .arg(&link_tar)
+        .arg("-C")
+        .arg(&linked)
+        .arg("losers")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    let out = app.run(&["models", "install", link_tar.to_str().unwrap()]);
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(
+        text(&out).contains("not a plain file or folder"),
+        "{}",
+        text(&out)
+    );
+
     let missing = app.run(&["models", "install", "/nonexistent/bundle"]);
     assert!(!missing.status.success());
     assert!(text(&missing).contains("/nonexistent/bundle"));

@@ -80,6 +80,7 @@ pub fn onnx_model(net: &Net, meta: &BundleMeta) -> Result<Vec<u8>, OnnxError> {
         ir_version: IR_VERSION,
         producer_name: "lokizero".into(),
         producer_version: env!("CARGO_PKG_VERSION").into(),
+        model_version: i64::from(meta.generation),
         doc_string: format!(
             "lokizero {} network, generation {}: inputs `planes` [batch, {}, {}, {}], \
              outputs `policy_logits` [batch, {}], `wdl_logits` and `wdl` [batch, 3]",
@@ -310,6 +311,8 @@ mod proto {
         pub producer_name: String,
         #[prost(string, tag = "3")]
         pub producer_version: String,
+        #[prost(int64, tag = "5")]
+        pub model_version: i64,
         #[prost(string, tag = "6")]
         pub doc_string: String,
         #[prost(message, optional, tag = "7")]

@@ -89,8 +89,8 @@ pub use config::ServeConfig;
 pub use error::{ApiError, StartError};
 
 use catalog::Catalog;
-use rules::VariantId;
 use games::Games;
+use rules::VariantId;
 use search::Searches;
 
 /// The service's state, shared by all requests.

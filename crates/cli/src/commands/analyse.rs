@@ -10,7 +10,7 @@
 //! is given (read from its `model.json`); `position` defaults to the start,
 //! `moves` to none, the budget (`nodes` and/or `movetime`, e.g. `"250ms"`)
 //! to `--nodes` / `--movetime` (200 root visits when neither is given),
-//! `top` to 5 (0 = all), `bundle` to `--bundle` or `models/<variant>/`.
+//! `top` to 5 (0 = all), `bundle` to `--bundle` or the variant's bundle on the bundle search path.
 //! One response line per request:
 //!
 //! ```json
@@ -35,7 +35,8 @@ use serde_json::{json, Value};
 /// Arguments of `lokizero analyse`.
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
-    /// Bundle for requests without `bundle` (default: `models/<variant>/`).
+    /// Bundle for requests without `bundle` (default: the variant's bundle
+    /// on the bundle search path, as `lokizero models` lists it).
     #[arg(long)]
     bundle: Option<PathBuf>,
     /// Backend: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).

@@ -27,14 +27,14 @@ pub struct ExportArgs {
     #[arg(long, value_name = "FILE")]
     onnx: Option<PathBuf>,
     /// JSON files with match results (`lokizero play --json` output) to
-    /// record as the bundle's measured strength.
-    #[arg(long)]
+    /// record as the bundle's measured strength (with --out).
+    #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
     /// --json`, A = this bundle, B = the shipped one) that promotes this
     /// bundle: recorded as `lineage.promoted_by` in its model.json. Refused
     /// unless the SPRT accepted H1.
-    #[arg(long, value_name = "MATCH_JSON")]
+    #[arg(long, value_name = "MATCH_JSON", requires = "out")]
     promoted_by: Option<PathBuf>,
     /// Replace an existing bundle at --out even when its model.json names
     /// another variant than --model's (without it, that is refused; a
@@ -55,21 +55,29 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
     }
     let device = model::Backend::Cpu.device()?;
     let (net, meta) = load_bundle::<G>(&args.model, &device)?;
-    if let Some(path) = &args.onnx {
-        let bytes = model::onnx::onnx_model(&net, &meta)
-            .with_context(|| format!("--model {}", args.model.display()))?;
+    // The ONNX model is made first (a network it cannot write stops the
+    // export before anything is written) and written last (a refused
+    // bundle export leaves no file behind).
+    let onnx = match &args.onnx {
+        Some(_) => Some(
+            model::onnx::onnx_model(&net, &meta)
+                .with_context(|| format!("--model {}", args.model.display()))?,
+        ),
+        None => None,
+    };
+    let generation = meta.generation;
+    if let Some(out) = &args.out {
+        export_bundle::<G>(args, out, &net, meta)?;
+    }
+    if let (Some(path), Some(bytes)) = (&args.onnx, onnx) {
         fsio::write_atomic(path, &bytes)
             .with_context(|| format!("cannot write --onnx {}", path.display()))?;
         println!(
-            "wrote {} generation {} as ONNX to {} ({} bytes)",
+            "wrote {} generation {generation} as ONNX to {} ({} bytes)",
             G::VARIANT,
-            meta.generation,
             path.display(),
             bytes.len()
         );
-    }
-    if let Some(out) = &args.out {
-        export_bundle::<G>(args, out, &net, meta)?;
     }
     Ok(())
 }

@@ -54,10 +54,13 @@ enum Command {
     /// Measure network, training, search and self-play throughput.
     Bench(bench::BenchArgs),
     /// Copy a checkpoint to a shipped bundle folder, verified, with its
-    /// measured strength recorded in model.json.
+    /// measured strength recorded in model.json; or write its network as
+    /// ONNX (--onnx).
     Export(export::ExportArgs),
-    /// The bundles this binary finds (and the folders it searches), or
-    /// `models install PATH` to add bundles to the user's models folder.
+    /// The bundles this binary finds and where from (the search path:
+    /// LOKIZERO_MODELS, ./models, the user's data folder, beside the
+    /// executable), or `models install PATH` to add bundles to the user's
+    /// models folder.
     Models(models::ModelsArgs),
     /// Grow a bundle to more residual blocks and filters, computing the
     /// same function (Net2Net), to continue training it with more capacity.

@@ -155,11 +155,11 @@ fn install(args: &InstallArgs) -> Result<()> {
         if checked.iter().any(|(v, _, _)| *v == variant) {
             bail!("{} holds two {variant} bundles", args.path.display());
         }
+        check_replaceable(&dest_root.join(variant.as_str()))?;
         checked.push((variant, generation, dir));
     }
     for (variant, generation, dir) in checked {
         let dest = dest_root.join(variant.as_str());
-        check_replaceable(&dest)?;
         let before = dest.join(META_FILE).is_file().then(|| summary(&dest).0);
         fsio::replace_dir_atomic(&dest, |tmp| -> std::io::Result<()> {
             // Weights first: a reader that finds model.json finds its weights.
@@ -261,7 +261,8 @@ fn sorted_subdirs(dir: &Path) -> Result<Vec<PathBuf>> {
 }
 
 /// Unpack the tar archive `archive` (gzip-compressed or not) into `into`.
-/// The `tar` crate refuses entries that would land outside `into`.
+/// Only plain files and folders inside `into` are accepted: a link or an
+/// entry outside the folder refuses the whole archive.
 fn unpack(archive: &Path, into: &Path) -> Result<()> {
     let open = || File::open(archive).with_context(|| format!("cannot open {}", archive.display()));
     let mut magic = [0u8; 2];
@@ -271,7 +272,32 @@ fn unpack(archive: &Path, into: &Path) -> Result<()> {
     } else {
         Box::new(BufReader::new(open()?))
     };
-    tar::Archive::new(reader)
-        .unpack(into)
-        .with_context(|| format!("{} is not a readable tar archive", archive.display()))
+    let unreadable = || format!("{} is not a readable tar archive", archive.display());
+    let mut tar = tar::Archive::new(reader);
+    for entry in tar.entries().with_context(unreadable)? {
+        let mut entry = entry.with_context(unreadable)?;
+        let kind = entry.header().entry_type();
+        if !(kind.is_file() || kind.is_dir()) {
+            bail!(
+                "{} holds {} ({:?}), which is not a plain file or folder; \
+                 a bundle archive holds only folders and files",
+                archive.display(),
+                entry
+                    .path()
+                    .map_or_else(|_| "an entry".into(), |p| p.display().to_string()),
+                kind
+            );
+        }
+        // `unpack_in` refuses paths that would land outside `into`.
+        if !entry.unpack_in(into).with_context(unreadable)? {
+            bail!(
+                "{} holds an entry outside its folder ({}); refusing it",
+                archive.display(),
+                entry
+                    .path()
+                    .map_or_else(|_| "?".into(), |p| p.display().to_string())
+            );
+        }
+    }
+    Ok(())
 }

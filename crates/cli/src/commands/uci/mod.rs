@@ -36,9 +36,10 @@ pub struct UciArgs {
     /// sends `chess` for a plain `chess.Board`, which plays losers).
     #[arg(long, default_value = "shakti")]
     variant: VariantId,
-    /// Default `BundlePath`; empty = `models/<variant>/` (relative paths are
-    /// tried against the current directory, then against the folders above
-    /// the executable).
+    /// Default `BundlePath`; empty = the variant's bundle on the bundle
+    /// search path (`lokizero models` lists it). A relative path is tried
+    /// against the current directory, then against the folders above the
+    /// executable.
     #[arg(long, default_value = "")]
     bundle: String,
     /// Backend: cpu or cuda.

@@ -22,7 +22,7 @@ pub const MAX_POLICY_TEMPERATURE_CENTI: u32 = 1000;
 pub struct Options {
     /// `UCI_Variant`.
     pub variant: VariantId,
-    /// `BundlePath`; empty = `models/<variant>/`.
+    /// `BundlePath`; empty = the variant's bundle on the bundle search path.
     pub bundle_path: String,
     /// `Threads`: CPU threads for the network.
     pub threads: usize,
