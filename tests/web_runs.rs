@@ -6,48 +6,13 @@
 //! the page shows it without a reload. Skipped as tests/web_browser.rs is
 //! (no chromium, unless `CI` is set).
 
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::path::Path;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+mod support;
+
 const BIN: &str = env!("CARGO_BIN_EXE_lokizero");
-
-const TINY: &str = r#"
-variant = "shakti"
-generations = 2
-seed = 7
-threads = 2
-[network]
-blocks = 1
-filters = 8
-value_hidden = 16
-[selfplay]
-games_per_generation = 6
-concurrent_games = 6
-simulations = 8
-leaves_per_tree = 2
-temperature_plies = 6
-ply_cap = 60
-games_per_chunk = 3
-[training]
-batch_size = 32
-sample_reuse = 1.0
-min_steps = 3
-"#;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-struct Killed(Child);
-
-impl Drop for Killed {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn train(config: &Path, run: &Path, generations: &str) {
     let out = Command::new(BIN)
@@ -68,54 +33,29 @@ fn train(config: &Path, run: &Path, generations: &str) {
 
 #[test]
 fn the_runs_page_follows_a_run() {
-    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
-    if !Path::new(&chromium).exists() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but {chromium} is missing (apt-get install chromium)"
-        );
-        eprintln!("SKIPPED: browser tests ({chromium} not installed; apt-get install chromium)");
+    let Some((chromium, dir)) = support::browser() else {
         return;
-    }
-    let dir = root().join("crates/serve/tests/browser");
-    if !dir.join("node_modules/playwright-core").is_dir() {
-        let status = Command::new("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir)
-            .status()
-            .expect("run npm (apt-get install npm)");
-        assert!(status.success(), "npm ci failed in {}", dir.display());
-    }
+    };
     let tmp = tempfile::tempdir().unwrap();
     let config = tmp.path().join("tiny.toml");
-    std::fs::write(&config, TINY).unwrap();
+    std::fs::write(&config, support::tiny_config(2, 7)).unwrap();
     let runs = tmp.path().join("runs");
     let run = runs.join("shakti-tiny");
     train(&config, &run, "2");
 
-    let mut child = Command::new(BIN)
-        .args(["serve", "--addr", "127.0.0.1:0", "--models"])
-        .arg(root().join("models"))
-        .arg("--runs")
-        .arg(&runs)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("start lokizero serve");
-    let stdout = child.stdout.take().unwrap();
-    let _server = Killed(child);
-    let url = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|l| {
-            l.strip_prefix("web lab: ")
-                .map(|u| u.trim_end_matches('/').to_string())
-        })
-        .expect("lokizero serve prints its address");
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let server = support::Server::start(&[
+        "--models".as_ref(),
+        models.as_os_str(),
+        "--runs".as_ref(),
+        runs.as_os_str(),
+    ]);
+    let url = &server.url;
 
     let signal = tmp.path().join("train-more");
     let node = Command::new("node")
         .arg(dir.join("runs.mjs"))
-        .env("LAB_URL", &url)
+        .env("LAB_URL", url)
         .env("CHROMIUM", &chromium)
         .env("EXPECT", "2")
         .env("TRAIN_MORE", &signal)

@@ -47,3 +47,84 @@ pub fn copy_bundle(from: &std::path::Path, to: &std::path::Path) {
         std::fs::copy(from.join(name), to.join(name)).unwrap();
     }
 }
+
+/// The chromium the browser tests drive (`$CHROMIUM`, else
+/// `/usr/bin/chromium`), with playwright-core installed in
+/// `crates/serve/tests/browser` (`npm ci` on first use); `None`, after a
+/// `SKIPPED:` line, when chromium is absent, a failure instead when `CI`
+/// is set. Returns (chromium, the browser tests' folder).
+#[allow(
+    dead_code,
+    reason = "not every test binary that includes `support` uses it"
+)]
+pub fn browser() -> Option<(String, std::path::PathBuf)> {
+    let chromium = std::env::var("CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into());
+    if !std::path::Path::new(&chromium).exists() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but {chromium} is missing (apt-get install chromium)"
+        );
+        eprintln!("SKIPPED: browser tests ({chromium} not installed; apt-get install chromium)");
+        return None;
+    }
+    let dir =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../crates/serve/tests/browser");
+    if !dir.join("node_modules/playwright-core").is_dir() {
+        let status = std::process::Command::new("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir)
+            .status()
+            .expect("run npm (apt-get install npm)");
+        assert!(status.success(), "npm ci failed in {}", dir.display());
+    }
+    Some((chromium, dir))
+}
+
+/// A `lokizero serve` on a free loopback port, killed when dropped.
+#[allow(
+    dead_code,
+    reason = "not every test binary that includes `support` uses it"
+)]
+pub struct Server {
+    child: std::process::Child,
+    /// The page's address, `http://127.0.0.1:PORT` (no trailing slash).
+    pub url: String,
+}
+
+#[allow(
+    dead_code,
+    reason = "not every test binary that includes `support` uses it"
+)]
+impl Server {
+    /// Start `lokizero serve --addr 127.0.0.1:0` with `args` and wait for
+    /// the `web lab: URL` line the README promises.
+    pub fn start(args: &[&std::ffi::OsStr]) -> Server {
+        use std::io::BufRead;
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lokizero"))
+            .args(["serve", "--addr", "127.0.0.1:0"])
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("start lokizero serve");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let url = std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .find_map(|line| {
+                line.strip_prefix("web lab: ")
+                    .map(|u| u.trim_end_matches('/').to_string())
+            });
+        let Some(url) = url else {
+            let _ = child.kill();
+            panic!("lokizero serve did not print its address");
+        };
+        Server { child, url }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
