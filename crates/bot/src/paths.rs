@@ -98,7 +98,7 @@ pub fn model_roots() -> Vec<ModelRoot> {
     }
     let mut out: Vec<ModelRoot> = Vec::new();
     for (dir, source) in roots {
-        let same = |r: &ModelRoot| r.dir == dir || same_file(&r.dir, &dir);
+        let same = |r: &ModelRoot| same_folder(&r.dir, &dir);
         if !out.iter().any(same) {
             out.push(ModelRoot { dir, source });
         }
@@ -106,11 +106,14 @@ pub fn model_roots() -> Vec<ModelRoot> {
     out
 }
 
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => false,
-    }
+/// Whether `a` and `b` name the same folder: equal paths, or paths that
+/// resolve to the same place (links, `..`).
+pub fn same_folder(a: &Path, b: &Path) -> bool {
+    a == b
+        || match (a.canonicalize(), b.canonicalize()) {
+            (Ok(a), Ok(b)) => a == b,
+            _ => false,
+        }
 }
 
 /// Whether `dir` holds a bundle (`model.json`).
@@ -148,19 +151,6 @@ pub fn bundles_of(variant: VariantId) -> Vec<(PathBuf, RootSource)> {
         .map(|r| (r.dir.join(variant.as_str()), r.source))
         .filter(|(dir, _)| is_bundle(dir))
         .collect()
-}
-
-/// The first models folder of the search path that holds a bundle of any
-/// variant (the web lab's default), if one does.
-pub fn first_models_dir() -> Option<PathBuf> {
-    model_roots()
-        .into_iter()
-        .find(|r| {
-            VariantId::ALL
-                .iter()
-                .any(|v| is_bundle(&r.dir.join(v.as_str())))
-        })
-        .map(|r| r.dir)
 }
 
 /// Resolve the bundle folder to load for `variant`: `given` when set

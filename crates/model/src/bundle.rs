@@ -298,7 +298,11 @@ pub fn bundle_files(
 /// A bundle may only replace nothing, an empty folder or another bundle
 /// (a folder holding only bundle files): `export --out ~/Documents` must
 /// not move a user's folder aside, nor a file.
-fn check_replaceable(dir: &Path) -> Result<(), BundleError> {
+///
+/// # Errors
+/// [`BundleError::Mismatch`] naming `dir` and why it is refused;
+/// [`BundleError::Io`] when it cannot be read.
+pub fn check_replaceable(dir: &Path) -> Result<(), BundleError> {
     let refuse = |why: &str| {
         Err(BundleError::Mismatch {
             path: dir.into(),

@@ -95,19 +95,13 @@ pub fn generations(run: &Path) -> Vec<Value> {
 /// it names one.
 fn run_variant(run: &Path) -> Option<String> {
     let text = std::fs::read_to_string(run.join("config.toml")).ok()?;
-    text.lines().find_map(|l| {
-        let rest = l
-            .trim()
-            .strip_prefix("variant")?
-            .trim_start()
-            .strip_prefix('=')?;
-        Some(rest.trim().trim_matches('"').to_string())
-    })
+    let table: toml::Table = text.parse().ok()?;
+    table.get("variant")?.as_str().map(str::to_string)
 }
 
-/// A run's summary: name, variant, generations so far, the last one.
-fn summary(name: &str, dir: &Path) -> Value {
-    let gens = generations(dir);
+/// A run's summary from its generations `gens`: name, variant,
+/// generations so far, the last one.
+fn summary(name: &str, dir: &Path, gens: &[Value]) -> Value {
     json!({
         "name": name,
         "variant": run_variant(dir),
@@ -128,7 +122,7 @@ pub async fn list(State(service): State<Arc<Service>>) -> Result<Json<Value>, Ap
     let root = root(&service)?;
     let runs: Vec<Value> = run_dirs(root)
         .iter()
-        .map(|(name, dir)| summary(name, dir))
+        .map(|(name, dir)| summary(name, dir, &generations(dir)))
         .collect();
     Ok(Json(json!({ "runs": runs })))
 }
@@ -147,8 +141,9 @@ pub async fn get(
         .into_iter()
         .find(|(n, _)| *n == name)
         .ok_or(ApiError::UnknownRun(name))?;
-    let mut out = summary(&name, &dir);
-    out["rows"] = Value::Array(generations(&dir));
+    let gens = generations(&dir);
+    let mut out = summary(&name, &dir, &gens);
+    out["rows"] = Value::Array(gens);
     Ok(Json(out))
 }
 
@@ -177,7 +172,7 @@ mod tests {
         assert_eq!(gens.len(), 2);
         assert_eq!(gens[0]["policy_loss"], 2.1);
         assert!(gens[0].get("secret").is_none());
-        assert_eq!(summary("losers-a", &run)["variant"], "losers");
+        assert_eq!(summary("losers-a", &run, &gens)["variant"], "losers");
         // A run folder given itself is its own only run.
         assert_eq!(run_dirs(&run).len(), 1);
     }

@@ -155,7 +155,7 @@ fn install(args: &InstallArgs) -> Result<()> {
         if checked.iter().any(|(v, _, _)| *v == variant) {
             bail!("{} holds two {variant} bundles", args.path.display());
         }
-        check_replaceable(&dest_root.join(variant.as_str()))?;
+        model::bundle::check_replaceable(&dest_root.join(variant.as_str()))?;
         checked.push((variant, generation, dir));
     }
     for (variant, generation, dir) in checked {
@@ -175,7 +175,7 @@ fn install(args: &InstallArgs) -> Result<()> {
             shown(&dest)
         );
         if let Some((first, source)) = paths::bundles_of(variant).into_iter().next() {
-            if !same_dir(&first, &dest) {
+            if !paths::same_folder(&first, &dest) {
                 println!(
                     "  note: {} ({}) comes first on the search path and is the one played",
                     shown(&first),
@@ -189,13 +189,6 @@ fn install(args: &InstallArgs) -> Result<()> {
     Ok(())
 }
 
-fn same_dir(a: &Path, b: &Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
-    }
-}
-
 /// Load the bundle at `dir` as a `G` network (the sha256 of its weights,
 /// its variant, rules and encoding versions and shape are checked);
 /// returns its generation.
@@ -203,31 +196,6 @@ fn verify<G: encoding::Encode>(dir: &Path) -> Result<u32> {
     let device = model::Backend::Cpu.device()?;
     let (_, meta) = model::load_bundle::<G>(dir, &device)?;
     Ok(meta.generation)
-}
-
-/// A bundle may replace nothing or another bundle (a folder of bundle
-/// files only): never a user's other files.
-fn check_replaceable(dest: &Path) -> Result<()> {
-    if !dest.exists() {
-        return Ok(());
-    }
-    if !dest.is_dir() {
-        bail!(
-            "{} exists and is not a folder; not replacing it",
-            dest.display()
-        );
-    }
-    for entry in std::fs::read_dir(dest).with_context(|| format!("reading {}", dest.display()))? {
-        let name = entry?.file_name();
-        if name != META_FILE && name != WEIGHTS_FILE {
-            bail!(
-                "{} holds other files than a bundle's ({}); not replacing it",
-                dest.display(),
-                name.to_string_lossy()
-            );
-        }
-    }
-    Ok(())
 }
 
 /// The bundle folders in `dir`: `dir` itself, or its subfolders that are

@@ -67,24 +67,32 @@ const MAX_TIMEOUT_SECS: u64 = ServeConfig::MAX_READ_TIMEOUT.as_secs();
 
 /// Start the service and serve until Ctrl-C.
 pub fn run(args: ServeArgs) -> Result<()> {
-    let models = match &args.models {
-        Some(given) => bot::paths::candidates(given)
-            .into_iter()
-            .find(|p| p.is_dir())
-            .unwrap_or_else(|| given.clone()),
-        None => bot::paths::first_models_dir().unwrap_or_else(|| PathBuf::from("models")),
-    };
-    let mut config = ServeConfig::new(models);
-    if args.models.is_none() {
-        // Each variant's bundle as `lokizero models` lists it.
-        config.bundles = Some(
-            rules::VariantId::ALL
+    let mut config = match &args.models {
+        Some(given) => ServeConfig::new(
+            bot::paths::candidates(given)
+                .into_iter()
+                .find(|p| p.is_dir())
+                .unwrap_or_else(|| given.clone()),
+        ),
+        None => {
+            // Each variant's bundle as `lokizero models` lists it.
+            let bundles: Vec<PathBuf> = rules::VariantId::ALL
                 .into_iter()
                 .filter_map(|v| bot::paths::bundles_of(v).into_iter().next())
                 .map(|(dir, _)| dir)
-                .collect(),
-        );
-    }
+                .collect();
+            if bundles.is_empty() {
+                eprintln!(
+                    "note: no bundle on the bundle search path (`lokizero models` lists it; \
+                     `lokizero models install PATH` adds one): games are human against human"
+                );
+            }
+            ServeConfig {
+                bundles: Some(bundles),
+                ..ServeConfig::new(PathBuf::from("models"))
+            }
+        }
+    };
     if let Some(runs) = &args.runs {
         if !runs.is_dir() {
             anyhow::bail!("--runs {}: no such folder", runs.display());
