@@ -3,8 +3,10 @@
 //! folder, and `crates/serve/tests/browser/runs.mjs` in Debian's chromium:
 //! the page lists the generations in its table and curve on a phone-sized
 //! window; then, with the page open, one more generation is trained and
-//! the page shows it without a reload. Skipped as tests/web_browser.rs is
-//! (no chromium, unless `CI` is set).
+//! the page shows it without a reload. And `lokizero train --serve`: the
+//! lab's bot follows the run, the page shows each new generation without
+//! a reload and the bot plays. Skipped as tests/web_browser.rs is (no
+//! chromium, unless `CI` is set).
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -78,6 +80,42 @@ fn the_runs_page_follows_a_run() {
     assert!(
         out.status.success(),
         "runs page tests failed:\n{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn train_serve_shows_each_new_generation_live() {
+    let Some((chromium, dir)) = support::browser() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("tiny.toml");
+    // More generations than the page needs: the run is stopped once the
+    // page has seen it move on.
+    std::fs::write(&config, support::tiny_config(500, 11)).unwrap();
+    let run = tmp.path().join("shakti-live");
+    let trainer = support::Server::run(&[
+        "train".as_ref(),
+        "--config".as_ref(),
+        config.as_os_str(),
+        "--run-dir".as_ref(),
+        run.as_os_str(),
+        "--quiet".as_ref(),
+        "--serve".as_ref(),
+        "127.0.0.1:0".as_ref(),
+    ]);
+    let out = Command::new("node")
+        .arg(dir.join("live.mjs"))
+        .env("LAB_URL", &trainer.url)
+        .env("CHROMIUM", &chromium)
+        .output()
+        .expect("run node");
+    let said = String::from_utf8_lossy(&out.stdout);
+    println!("{said}");
+    assert!(
+        out.status.success(),
+        "train --serve page tests failed:\n{said}\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
 }

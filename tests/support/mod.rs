@@ -99,9 +99,18 @@ impl Server {
     /// Start `lokizero serve --addr 127.0.0.1:0` with `args` and wait for
     /// the `web lab: URL` line the README promises.
     pub fn start(args: &[&std::ffi::OsStr]) -> Server {
+        let mut all: Vec<&std::ffi::OsStr> =
+            vec!["serve".as_ref(), "--addr".as_ref(), "127.0.0.1:0".as_ref()];
+        all.extend_from_slice(args);
+        Server::run(&all)
+    }
+
+    /// Start `lokizero` with `args` (a command that serves the web lab and
+    /// prints `web lab: URL`, as `serve` and `train --serve` do) and wait
+    /// for that line.
+    pub fn run(args: &[&std::ffi::OsStr]) -> Server {
         use std::io::BufRead;
         let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lokizero"))
-            .args(["serve", "--addr", "127.0.0.1:0"])
             .args(args)
             .stdout(std::process::Stdio::piped())
             .spawn()
@@ -116,7 +125,7 @@ impl Server {
             });
         let Some(url) = url else {
             let _ = child.kill();
-            panic!("lokizero serve did not print its address");
+            panic!("lokizero {args:?} did not print the web lab's address");
         };
         Server { child, url }
     }

@@ -18,6 +18,9 @@ pub struct SearchTarget {
     pub root_wdl: [f32; 3],
 }
 
+/// A game's actions grouped into whole turns, in the order played.
+pub type Turns<G> = Vec<Vec<<G as Game>::Action>>;
+
 /// One self-play game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GameRecord {
@@ -96,6 +99,31 @@ impl GameRecord {
             game.play(action);
         }
         Ok(game)
+    }
+
+    /// The game's start position and its actions grouped into whole turns
+    /// (a turn ends where the side to move is no longer
+    /// [`Game::mid_turn`]), for showing the game move by move.
+    ///
+    /// # Errors
+    /// As [`GameRecord::replay`]: a start text that does not parse or an
+    /// action index out of range.
+    pub fn turns<G: Game>(&self) -> Result<(G, Turns<G>), RecordError> {
+        let start = G::from_text(&self.start)?;
+        let mut turns: Turns<G> = Vec::new();
+        let mut ply = 0;
+        self.replay::<G>(|game, legal, _| {
+            if ply == 0 || !game.mid_turn() {
+                turns.push(Vec::new());
+            }
+            // `replay` checked the index before calling.
+            let action = self.actions.get(ply).and_then(|&i| legal.get(i as usize));
+            if let (Some(turn), Some(&action)) = (turns.last_mut(), action) {
+                turn.push(action);
+            }
+            ply += 1;
+        })?;
+        Ok((start, turns))
     }
 }
 

@@ -507,3 +507,42 @@ fn second_player_simulations_set_the_second_players_full_searches() {
     slot.begin_move(&fast_only);
     assert_eq!(slot.target, 2);
 }
+
+#[test]
+fn a_record_splits_into_whole_turns() {
+    // Loki splits some turns into several actions (its powers).
+    use rules::Loki;
+    let mut rng = SmallRng::seed_from_u64(11);
+    let start = Loki::start();
+    let mut game = start.clone();
+    let mut record = GameRecord::new(start.to_text());
+    let mut played = Vec::new();
+    let mut legal = Vec::new();
+    let mut multi = false;
+    while game.outcome().is_none() && played.len() < 400 {
+        game.legal_actions(&mut legal);
+        let index = rng.random_range(0..legal.len());
+        record.actions.push(index as u16);
+        played.push(legal[index]);
+        game.play(legal[index]);
+        multi |= game.mid_turn();
+    }
+    assert!(multi, "the seed should reach a multi-part turn");
+    let (root, turns) = record.turns::<Loki>().unwrap();
+    assert_eq!(root.to_text(), start.to_text());
+    assert_eq!(turns.concat(), played);
+    let mut game = root;
+    for turn in &turns {
+        for (i, &action) in turn.iter().enumerate() {
+            assert!(i == 0 || game.mid_turn(), "a turn starts mid-turn");
+            game.play(action);
+        }
+        assert!(
+            !game.mid_turn() || game.outcome().is_some(),
+            "a turn ends mid-turn"
+        );
+    }
+    // An index out of range is an error, not a panic.
+    record.actions.push(u16::MAX);
+    assert!(record.turns::<Loki>().is_err());
+}

@@ -651,14 +651,37 @@ async function startGame(note = '', pgn = undefined) {
   maybeBot();
 }
 
+/// The variant menu's label of `v`: its name and its bot's generation.
+const variantLabel = (v) => (v.bot ? `${v.name} (generation ${v.generation})` : `${v.name} (no bot)`);
+
+/// How often the page reads the variants again when their bots may
+/// change (`live`: the service follows a training run).
+const LIVE_REFRESH_MS = 2000;
+
+/// Read the variants again and show the new generations and training.
+async function refreshVariants() {
+  try {
+    const info = await api.variants();
+    lab.info.variants = info.variants;
+    for (const v of info.variants) {
+      const o = $('variant').querySelector(`option[value="${v.id}"]`);
+      if (o) o.textContent = variantLabel(v);
+    }
+    describeVariant();
+  } catch {
+    // The next round tries again (the service may be busy or restarting).
+  }
+}
+
 async function main() {
   lab.info = await api.variants();
   for (const v of lab.info.variants) {
     const o = document.createElement('option');
     o.value = v.id;
-    o.textContent = v.bot ? `${v.name} (generation ${v.generation})` : `${v.name} (no bot)`;
+    o.textContent = variantLabel(v);
     $('variant').appendChild(o);
   }
+  if (lab.info.live) setInterval(refreshVariants, LIVE_REFRESH_MS);
   for (const l of lab.info.levels) {
     const o = document.createElement('option');
     o.value = l.name;

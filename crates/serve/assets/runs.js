@@ -1,5 +1,8 @@
-// The training runs page: /api/runs and /api/runs/{name} (crates/serve/src/runs.rs),
-// refreshed every few seconds so a run in progress shows each new generation.
+// The training runs page: /api/runs, /api/runs/{name} and
+// /api/runs/{name}/games (crates/serve/src/runs.rs), refreshed every few
+// seconds so a run in progress shows each new generation and its newest
+// self-play games; Replay sets a game on the lab's board (POST /api/games
+// with its start and moves) and opens the lab on it.
 
 const REFRESH_MS = 3000;
 const COLUMNS = [
@@ -100,6 +103,45 @@ function drawCurve(rows) {
   svg.innerHTML = parts.join('');
 }
 
+// The newest self-play games, each with a Replay button; redrawn only
+// when the list changes (a button being clicked stays put).
+let shownGames = '';
+function fillGames(variant, games) {
+  const key = games.map((g) => `${g.generation}/${g.part}/${g.index}`).join(' ');
+  if (key === shownGames) return;
+  shownGames = key;
+  const body = games.map((g) => {
+    const result = g.winner ? `${g.winner} won` : g.ply_capped ? 'draw (move cap)' : 'draw';
+    const tr = row([g.generation, `${g.part}.${g.index}`, g.moves.length, result], 'td');
+    const cell = document.createElement('td');
+    const button = document.createElement('button');
+    button.textContent = 'Replay';
+    button.className = 'replay';
+    button.addEventListener('click', () => replay(variant, g, button));
+    cell.append(button);
+    tr.append(cell);
+    return tr;
+  });
+  $('games').tBodies[0].replaceChildren(...body);
+}
+
+async function replay(variant, g, button) {
+  button.disabled = true;
+  try {
+    const res = await fetch('/api/games', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ variant, position: g.start, moves: g.moves }),
+    });
+    const data = await res.json().catch(() => ({ error: `HTTP ${res.status}` }));
+    if (!res.ok) throw new Error(data.error || `HTTP ${res.status}`);
+    location.href = `/?variant=${encodeURIComponent(variant)}&players=human&game=${encodeURIComponent(data.id)}`;
+  } catch (e) {
+    $('status').textContent = `Cannot replay the game: ${e.message}`;
+    button.disabled = false;
+  }
+}
+
 async function refresh() {
   try {
     const { runs } = await getJson('/api/runs');
@@ -115,6 +157,8 @@ async function refresh() {
     document.body.dataset.generations = String(run.generations);
     fillTable(run.rows);
     drawCurve(run.rows);
+    const played = await getJson(`/api/runs/${encodeURIComponent(current)}/games`);
+    fillGames(played.variant, played.games);
   } catch (e) {
     $('status').textContent = `Cannot read the runs: ${e.message}`;
   }

@@ -1,9 +1,12 @@
 //! The bundles the service plays with, and a pool of loaded bots per
 //! variant: a search takes a bot (loading another when all are busy, so at
-//! most one per search slot) and gives it back when done.
+//! most one per search slot) and gives it back when done. A variant's
+//! bundle can be replaced while the service runs ([`Catalog::replace`]:
+//! a followed training run's newest generation); searches in progress
+//! finish with the bot they took, which is then dropped.
 
-use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use bot::Bot;
 use burn::tensor::Device;
@@ -21,6 +24,24 @@ struct Entry {
     dir: PathBuf,
     meta: BundleMeta,
     idle: Mutex<Vec<Bot>>,
+}
+
+impl Entry {
+    /// The bundle in `dir`, with one bot loaded.
+    fn load(variant: VariantId, dir: &Path, device: &Device) -> Result<Entry, bot::BotError> {
+        let bot = Bot::load_for(variant, dir, device)?;
+        // A bot loaded from a bundle always has its metadata.
+        let meta = bot
+            .meta()
+            .cloned()
+            .ok_or_else(|| bot::BotError::Setting("the bundle's model.json was not kept".into()))?;
+        Ok(Entry {
+            variant,
+            dir: dir.to_path_buf(),
+            meta,
+            idle: Mutex::new(vec![bot]),
+        })
+    }
 }
 
 /// What `GET /api/variants` says about one variant.
@@ -96,10 +117,10 @@ impl Trained {
     }
 }
 
-/// The bundles found under the models folder, loaded and checked once at
-/// start-up.
+/// The bundles found under the models folder, loaded and checked at
+/// start-up; one may be replaced later ([`Catalog::replace`]).
 pub struct Catalog {
-    entries: Vec<Entry>,
+    entries: RwLock<Vec<Arc<Entry>>>,
     device: Device,
 }
 
@@ -116,32 +137,40 @@ impl Catalog {
         let device = model::Backend::Cpu
             .device()
             .map_err(|e| StartError::Device(e.to_string()))?;
-        let mut entries: Vec<Entry> = Vec::new();
+        let mut entries: Vec<Arc<Entry>> = Vec::new();
         for (variant, dir) in dirs {
-            let (variant, dir) = (*variant, dir.clone());
-            if entries.iter().any(|e| e.variant == variant)
+            if entries.iter().any(|e| e.variant == *variant)
                 || !dir.join(model::bundle::META_FILE).is_file()
             {
                 continue;
             }
-            let bot =
-                Bot::load_for(variant, &dir, &device).map_err(|source| StartError::Bundle {
+            let entry =
+                Entry::load(*variant, dir, &device).map_err(|source| StartError::Bundle {
                     dir: dir.clone(),
                     source,
                 })?;
-            // A bot loaded from a bundle always has its metadata.
-            let meta = bot.meta().cloned().ok_or_else(|| StartError::Bundle {
-                dir: dir.clone(),
-                source: bot::BotError::Setting("the bundle's model.json was not kept".into()),
-            })?;
-            entries.push(Entry {
-                variant,
-                meta,
-                dir,
-                idle: Mutex::new(vec![bot]),
-            });
+            entries.push(Arc::new(entry));
         }
-        Ok(Catalog { entries, device })
+        Ok(Catalog {
+            entries: RwLock::new(entries),
+            device,
+        })
+    }
+
+    /// Make the bundle in `dir` the bot of `variant` (loaded and checked
+    /// first; the variant's earlier bundle, if any, stays until this
+    /// succeeds). Bots of the earlier bundle still searching finish their
+    /// search and are then dropped. Blocking (reads the bundle).
+    ///
+    /// # Errors
+    /// [`bot::BotError`] when the bundle does not load or is of another
+    /// variant.
+    pub fn replace(&self, variant: VariantId, dir: &Path) -> Result<(), bot::BotError> {
+        let entry = Arc::new(Entry::load(variant, dir, &self.device)?);
+        let mut entries = self.entries.write().unwrap_or_else(PoisonError::into_inner);
+        entries.retain(|e| e.variant != variant);
+        entries.push(entry);
+        Ok(())
     }
 
     /// Every variant, with its bundle's generation and strength where a bot plays it.
@@ -150,6 +179,7 @@ impl Catalog {
             .into_iter()
             .map(|variant| {
                 let entry = self.entry(variant);
+                let entry = entry.as_deref();
                 let (name, sides, colours, geometry) = rules::with_variant!(variant, G => (
                     G::NAME,
                     G::SIDES,
@@ -178,8 +208,13 @@ impl Catalog {
         self.entry(variant).is_some()
     }
 
-    fn entry(&self, variant: VariantId) -> Option<&Entry> {
-        self.entries.iter().find(|e| e.variant == variant)
+    fn entry(&self, variant: VariantId) -> Option<Arc<Entry>> {
+        self.entries
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .iter()
+            .find(|e| e.variant == variant)
+            .cloned()
     }
 
     /// A bot for `variant`: an idle one, or a newly loaded one. Blocking
@@ -202,9 +237,14 @@ impl Catalog {
         }
     }
 
-    /// Return a bot taken with [`Catalog::take`] to its pool.
+    /// Return a bot taken with [`Catalog::take`] to its pool (a bot of a
+    /// bundle replaced since is dropped).
     pub fn give_back(&self, bot: Bot) {
-        if let Some(entry) = self.entry(bot.variant()) {
+        let current = self.entry(bot.variant()).filter(|entry| {
+            bot.meta()
+                .is_some_and(|m| m.weights_sha256 == entry.meta.weights_sha256)
+        });
+        if let Some(entry) = current {
             entry
                 .idle
                 .lock()

@@ -20,6 +20,11 @@ pub struct ServeConfig {
     /// Folder of training runs shown at `/runs` (a run folder, or a folder
     /// of them; [`crate::runs`]); `None`: no runs are served.
     pub runs: Option<PathBuf>,
+    /// A training run folder to follow: its newest checkpoint (the layout
+    /// of `train::run::RunDir`) is the bot of the run's variant, replaced
+    /// as the run writes generations ([`crate::follow_run`]); `None`:
+    /// the bundles stay those loaded at start.
+    pub follow: Option<PathBuf>,
     /// Most games held at once; creating one more first drops idle games.
     pub max_games: usize,
     /// A game untouched this long is dropped.
@@ -66,6 +71,7 @@ impl ServeConfig {
             models,
             bundles: None,
             runs: None,
+            follow: None,
             max_games: 1000,
             idle_timeout: Duration::from_secs(30 * 60),
             max_searches: cores.max(2),

@@ -44,6 +44,11 @@ pub struct NewGame {
     /// UCI): the new game stands after its last move. Not with
     /// `position`.
     pub pgn: Option<String>,
+    /// Whole-turn move tokens to play from `position` (the game text of
+    /// any variant: a start position and its moves), each as
+    /// `POST /api/games/{id}/moves` takes it: the new game stands after the
+    /// last one. Not with `pgn`.
+    pub moves: Option<Vec<String>>,
 }
 
 /// `POST /api/games/{id}/moves`.
@@ -105,6 +110,9 @@ pub async fn variants(State(service): State<Arc<Service>>) -> Json<Value> {
         "variants": service.catalog.variants(),
         "levels": LEVELS,
         "default_level": DEFAULT_LEVEL,
+        // The bundles may change while the page is open (a followed
+        // training run): the page reads this list again now and then.
+        "live": service.config.follow.is_some(),
         "limits": {
             "max_nodes": service.config.max_nodes,
             "max_movetime_ms": service.config.max_movetime_ms,
@@ -129,9 +137,20 @@ pub async fn create_game(
                     .into(),
             ))
         }
+        (Some(_), None) if request.moves.is_some() => {
+            return Err(ApiError::Invalid(
+                "send \"pgn\" or \"moves\", not both (a PGN holds its moves)".into(),
+            ))
+        }
         (Some(pgn), None) => pgn_table(variant, pgn)?,
         (None, position) => new_table(variant, position.as_deref())?,
     };
+    let mut table = table;
+    for (i, token) in request.moves.iter().flatten().enumerate() {
+        table
+            .play(token)
+            .map_err(|e| ApiError::Invalid(format!("move {} ({token:?}): {e}", i + 1)))?;
+    }
     let (id, view) = service.games.insert(table)?;
     Ok(Json(GameState { id, view }))
 }

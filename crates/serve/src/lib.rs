@@ -37,7 +37,9 @@
 //! `GET /api/games/{id}/plies/{ply}`,
 //! `POST /api/games/{id}/moves`, `POST /api/games/{id}/bot`,
 //! `POST /api/games/{id}/undo`,
-//! `POST /api/analyse`, `GET /api/openapi.json`; the page at `/`.
+//! `POST /api/analyse`, `GET /api/openapi.json`, `GET /api/runs`,
+//! `GET /api/runs/{name}`, `GET /api/runs/{name}/games`; the pages at
+//! `/` and `/runs`.
 //!
 //! The service answers through its router (here without a socket):
 //! ```
@@ -158,6 +160,7 @@ pub fn router(service: Arc<Service>) -> Router {
         .route("/runs", get(assets::runs_page))
         .route("/api/runs", get(runs::list))
         .route("/api/runs/{name}", get(runs::get))
+        .route("/api/runs/{name}/games", get(runs::games))
         .fallback(handlers::not_found)
         .method_not_allowed_fallback(handlers::method_not_allowed)
         .layer(DefaultBodyLimit::max(body_limit))
@@ -192,6 +195,11 @@ pub async fn serve(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let sweeper = tokio::spawn(sweep_idle_games(Arc::clone(&service)));
+    let follower = service
+        .config
+        .follow
+        .clone()
+        .map(|run| tokio::spawn(follow_run(Arc::clone(&service), run)));
     // Service::new validated it; clamped again for a config changed since
     // (hyper adds it to an instant and panics on overflow).
     let header_read_timeout = service
@@ -257,7 +265,48 @@ pub async fn serve(
         let _ = tokio::time::timeout(KILL_WAIT, done_tx.closed()).await;
     }
     sweeper.abort();
+    if let Some(follower) = follower {
+        follower.abort();
+    }
     Ok(())
+}
+
+/// How often [`follow_run`] looks for a new generation.
+pub const FOLLOW_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// Follow the training run in folder `run` ([`ServeConfig::follow`]):
+/// every [`FOLLOW_PERIOD`], when the run has a checkpoint newer than the
+/// one served, load it as the bot of its variant ([`Catalog::replace`]).
+/// A checkpoint that does not load is reported on stderr once and skipped
+/// (the bot stays the previous one). Runs until aborted.
+pub async fn follow_run(service: Arc<Service>, run: PathBuf) {
+    let dir = train::run::RunDir { root: run };
+    let mut served: Option<u32> = None;
+    let mut ticks = tokio::time::interval(FOLLOW_PERIOD);
+    loop {
+        ticks.tick().await;
+        let Some(newest) = dir.newest_checkpoint() else {
+            continue;
+        };
+        if served.is_some_and(|g| g >= newest) {
+            continue;
+        }
+        served = Some(newest);
+        let bundle = dir.checkpoint(newest);
+        let catalog = Arc::clone(&service.catalog);
+        let loaded = tokio::task::spawn_blocking(move || {
+            let variant = model::bundle::peek_variant(&bundle).map_err(|e| e.to_string())?;
+            catalog
+                .replace(variant, &bundle)
+                .map_err(|e| format!("{}: {e}", bundle.display()))
+        })
+        .await;
+        match loaded {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => eprintln!("web lab: generation {newest} not served: {e}"),
+            Err(e) => eprintln!("web lab: generation {newest} not served: {e}"),
+        }
+    }
 }
 
 /// How long [`serve`] waits, after the grace, for the connection tasks to

@@ -1,9 +1,11 @@
 //! Training runs in the web lab (`lokizero serve --runs DIR`): the run
-//! folders under `DIR` (or `DIR` itself when it is a run), each with its
-//! generations read from `metrics.jsonl` (one JSON object per generation,
-//! written by `lokizero train`), served at `/api/runs` and
-//! `/api/runs/{name}` and drawn by the page `/runs` (a table and a learning
-//! curve that refresh while the run goes on).
+//! folders under `DIR` (or `DIR` itself when it is a run; the layout of
+//! [`RunDir`]), each with its generations read from `metrics.jsonl` (one
+//! JSON object per generation, written by `lokizero train`) and its newest
+//! self-play games read from its replay chunks, served at `/api/runs`,
+//! `/api/runs/{name}` and `/api/runs/{name}/games` and drawn by the page
+//! `/runs` (a table, a learning curve and games to replay on the lab's
+//! board, refreshed while the run goes on).
 //!
 //! The files are read on every request, so a run in progress shows its
 //! newest generation; a line still being written (no newline yet, or not
@@ -16,11 +18,17 @@ use axum::extract::State;
 use axum::Json;
 use serde_json::{json, Map, Value};
 
+use bot::BotGame;
+use rules::{Game, Player, VariantId};
+use selfplay::record::GameRecord;
+use train::run::RunDir;
+
 use crate::error::{ApiError, ApiPath};
 use crate::Service;
 
-/// The file of a run folder with one JSON line per generation.
-pub const METRICS_FILE: &str = "metrics.jsonl";
+/// Most self-play games `GET /api/runs/{name}/games` returns, the newest
+/// first.
+pub const NEWEST_GAMES: usize = 12;
 
 /// The fields of a generation's metrics line the API passes on (the rest
 /// stay in the file): counts, losses, throughput, CPU time and the
@@ -45,10 +53,21 @@ pub const GENERATION_FIELDS: [&str; 17] = [
     "elo_upper",
 ];
 
-/// The run folders of `root`: `root` itself when it holds
-/// [`METRICS_FILE`], else its subfolders that do, by name.
+/// Whether `dir` is a run folder: it holds the metrics log
+/// ([`RunDir::metrics`]).
+fn is_run(dir: &Path) -> bool {
+    RunDir {
+        root: dir.to_path_buf(),
+    }
+    .metrics()
+    .is_file()
+}
+
+/// The run folders of `root`: `root` itself when it is one (it holds the
+/// metrics log, [`RunDir::metrics`]), else its subfolders that are, by
+/// name.
 pub fn run_dirs(root: &Path) -> Vec<(String, PathBuf)> {
-    if root.join(METRICS_FILE).is_file() {
+    if is_run(root) {
         let name = root
             .file_name()
             .map_or_else(|| "run".into(), |n| n.to_string_lossy().into_owned());
@@ -62,18 +81,22 @@ pub fn run_dirs(root: &Path) -> Vec<(String, PathBuf)> {
         .filter_map(|e| {
             let path = e.path();
             let name = e.file_name().into_string().ok()?;
-            path.join(METRICS_FILE).is_file().then_some((name, path))
+            is_run(&path).then_some((name, path))
         })
         .collect();
     out.sort();
     out
 }
 
-/// The whole generations of a run's [`METRICS_FILE`], each cut to
-/// [`GENERATION_FIELDS`]; an unreadable file gives none, a partial or
-/// broken line is skipped.
+/// The whole generations of a run's metrics log ([`RunDir::metrics`]),
+/// each cut to [`GENERATION_FIELDS`]; an unreadable file gives none, a
+/// partial or broken line is skipped.
 pub fn generations(run: &Path) -> Vec<Value> {
-    let Ok(text) = std::fs::read_to_string(run.join(METRICS_FILE)) else {
+    let metrics = RunDir {
+        root: run.to_path_buf(),
+    }
+    .metrics();
+    let Ok(text) = std::fs::read_to_string(metrics) else {
         return Vec::new();
     };
     // Only lines ended by a newline are whole.
@@ -136,15 +159,101 @@ pub async fn get(
     State(service): State<Arc<Service>>,
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let root = root(&service)?;
-    let (name, dir) = run_dirs(root)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .ok_or(ApiError::UnknownRun(name))?;
+    let (name, dir) = find_run(&service, name)?;
     let gens = generations(&dir);
     let mut out = summary(&name, &dir, &gens);
     out["rows"] = Value::Array(gens);
     Ok(Json(out))
+}
+
+/// The listed run called `name`: its name and folder.
+fn find_run(service: &Service, name: String) -> Result<(String, PathBuf), ApiError> {
+    run_dirs(root(service)?)
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .ok_or(ApiError::UnknownRun(name))
+}
+
+/// `GET /api/runs/{name}/games`: the run's newest self-play games (at
+/// most [`NEWEST_GAMES`], the newest first), each with its start position
+/// and its moves as the lab's move tokens, so `POST /api/games` with
+/// `position` and `moves` sets it on the board: `{"variant", "games":
+/// [{"generation", "part", "index", "start", "moves", "winner" (a side's
+/// name or null), "ply_capped"}]}`.
+///
+/// # Errors
+/// [`ApiError::NoRuns`] without `--runs`; [`ApiError::UnknownRun`];
+/// [`ApiError::Internal`] naming the file for a run whose config names no
+/// known variant, an unreadable replay folder or a corrupt chunk.
+pub async fn games(
+    State(service): State<Arc<Service>>,
+    ApiPath(name): ApiPath<String>,
+) -> Result<Json<Value>, ApiError> {
+    let (name, dir) = find_run(&service, name)?;
+    let variant: VariantId = run_variant(&dir)
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| {
+            ApiError::Internal(format!(
+                "run {name}: its config.toml names no known variant"
+            ))
+        })?;
+    let answer = tokio::task::spawn_blocking(
+        move || rules::with_variant!(variant, G => newest_games::<G>(&dir)),
+    )
+    .await
+    .map_err(|e| ApiError::Internal(e.to_string()))??;
+    Ok(Json(
+        json!({ "variant": variant.as_str(), "games": answer }),
+    ))
+}
+
+/// The newest [`NEWEST_GAMES`] self-play games of the run in `dir`, read
+/// from its replay chunks, newest part first.
+fn newest_games<G: BotGame>(dir: &Path) -> Result<Vec<Value>, ApiError> {
+    let replay = RunDir {
+        root: dir.to_path_buf(),
+    }
+    .replay();
+    let chunks = selfplay::replay::list_chunks(&replay)
+        .map_err(|e| ApiError::Internal(format!("{}: {e}", replay.display())))?;
+    let mut out = Vec::new();
+    for (generation, part, path) in chunks.iter().rev() {
+        let chunk = selfplay::replay::read_chunk::<G>(path)
+            .map_err(|e| ApiError::Internal(e.to_string()))?;
+        for (index, record) in chunk.games.iter().enumerate().rev() {
+            let moves = move_tokens::<G>(record).map_err(|e| {
+                ApiError::Internal(format!("{}: game {index}: {e}", path.display()))
+            })?;
+            out.push(json!({
+                "generation": generation,
+                "part": part,
+                "index": index,
+                "start": record.start,
+                "moves": moves,
+                "winner": record.winner.map(|p| G::SIDES[usize::from(p == Player::Second)]),
+                "ply_capped": record.ply_capped,
+            }));
+            if out.len() == NEWEST_GAMES {
+                return Ok(out);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// A self-play game's moves as the lab's whole-turn move tokens.
+fn move_tokens<G: Game>(record: &GameRecord) -> Result<Vec<String>, selfplay::record::RecordError> {
+    let (mut game, turns) = record.turns::<G>()?;
+    Ok(turns
+        .iter()
+        .map(|turn| {
+            let token = game.move_text(turn);
+            for &action in turn {
+                game.play(action);
+            }
+            token
+        })
+        .collect())
 }
 
 #[cfg(test)]
@@ -157,7 +266,7 @@ mod tests {
         let run = tmp.path().join("losers-a");
         std::fs::create_dir(&run).unwrap();
         std::fs::write(
-            run.join(METRICS_FILE),
+            run.join("metrics.jsonl"),
             "{\"generation\":1,\"games\":4,\"policy_loss\":2.1,\"secret\":1}\n\
              not json\n\
              {\"generation\":2,\"games\":8}\n\

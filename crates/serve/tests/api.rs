@@ -1124,3 +1124,56 @@ async fn an_earlier_position_of_a_game_is_shown_without_changing_it() {
         "0123456789abcdef0123456789abcdef",
     );
 }
+
+#[tokio::test]
+async fn a_game_text_of_start_and_moves_sets_up_any_variant() {
+    let service = service();
+    for variant in ["losers", "viking", "hnefatafl", "loki", "shakti"] {
+        // Six moves played one by one ...
+        let mut game = new_game(&service, variant, None).await;
+        let id = game["id"].as_str().unwrap().to_string();
+        for i in 0..6 {
+            let legal = game["legal_moves"].as_array().unwrap();
+            let token = legal[(i * 5) % legal.len()].clone();
+            let (status, next) = post(
+                &service,
+                &format!("/api/games/{id}/moves"),
+                json!({ "move": token }),
+            )
+            .await;
+            assert_eq!(status, StatusCode::OK, "{variant}: {next}");
+            game = next;
+        }
+        // ... and the same moves sent at once stand in the same position.
+        let (status, copy) = post(
+            &service,
+            "/api/games",
+            json!({ "variant": variant, "position": game["start"], "moves": game["moves"] }),
+        )
+        .await;
+        assert_eq!(status, StatusCode::OK, "{variant}: {copy}");
+        for field in ["position", "moves", "side_to_move", "legal_moves"] {
+            assert_eq!(copy[field], game[field], "{variant}: {field}");
+        }
+    }
+    assert_error(
+        &post(
+            &service,
+            "/api/games",
+            json!({ "variant": "losers", "moves": ["e2e4", "e2e4"] }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "move 2 (\"e2e4\")",
+    );
+    assert_error(
+        &post(
+            &service,
+            "/api/games",
+            json!({ "variant": "losers", "pgn": "1. e4 *", "moves": ["e7e6"] }),
+        )
+        .await,
+        StatusCode::BAD_REQUEST,
+        "not both",
+    );
+}

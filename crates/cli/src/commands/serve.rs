@@ -3,7 +3,7 @@
 //! Ctrl-C.
 
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -28,6 +28,13 @@ pub struct ServeArgs {
     /// writes generations.
     #[arg(long)]
     runs: Option<PathBuf>,
+    /// Follow a training run folder: the bot of its variant is the run's
+    /// newest generation, replaced as the run writes new ones (the page
+    /// picks it up without a reload), and the run is shown at /runs
+    /// (unless --runs names another folder). `lokizero train --serve
+    /// ADDR` does the same from inside the run.
+    #[arg(long, value_name = "RUN_DIR")]
+    follow: Option<PathBuf>,
     /// Most games held at once.
     #[arg(long, default_value_t = 1000)]
     max_games: usize,
@@ -61,6 +68,103 @@ pub struct ServeArgs {
     body_timeout_secs: u64,
 }
 
+/// The service's config with each variant's bundle from the bundle
+/// search path, as `lokizero models` lists them (a note on stderr when
+/// there is none: games are then human against human).
+fn search_path_config() -> ServeConfig {
+    let bundles: Vec<PathBuf> = rules::VariantId::ALL
+        .into_iter()
+        .filter_map(|v| bot::paths::bundles_of(v).into_iter().next())
+        .map(|(dir, _)| dir)
+        .collect();
+    if bundles.is_empty() {
+        eprintln!(
+            "note: no bundle on the bundle search path (`lokizero models` lists it; \
+             `lokizero models install PATH` adds one): games are human against human"
+        );
+    }
+    ServeConfig {
+        bundles: Some(bundles),
+        ..ServeConfig::new(PathBuf::from("models"))
+    }
+}
+
+/// Bind `addr` and print the bots and the page's address.
+async fn bind(addr: SocketAddr, service: &Service) -> Result<tokio::net::TcpListener> {
+    let listener = tokio::net::TcpListener::bind(addr)
+        .await
+        .with_context(|| format!("binding {addr}"))?;
+    let addr = listener.local_addr()?;
+    let bots: Vec<String> = service
+        .catalog
+        .variants()
+        .into_iter()
+        .filter(|v| v.bot)
+        .map(|v| format!("{} (generation {})", v.id, v.generation.unwrap_or(0)))
+        .collect();
+    println!("bots: {}", bots.join(", "));
+    println!("web lab: http://{addr}/");
+    Ok(listener)
+}
+
+/// The web lab served beside a training run (`lokizero train --serve`),
+/// on its own threads; it stops when dropped.
+pub struct LabBeside {
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for LabBeside {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// Serve the web lab on `addr` while the run in `run_dir` trains: each
+/// variant's bundle from the search path, except the run's variant, whose
+/// bot follows the run's newest generation ([`ServeConfig::follow`]), and
+/// the run's page at /runs. Binds before it returns (a taken port is an
+/// error now, not after the first generation).
+///
+/// # Errors
+/// A broken bundle on the search path, or an address that cannot be bound.
+pub fn serve_beside(addr: SocketAddr, run_dir: &Path) -> Result<LabBeside> {
+    let mut config = search_path_config();
+    config.follow = Some(run_dir.to_path_buf());
+    config.runs = Some(run_dir.to_path_buf());
+    // Two searches at most: the training run has the cores.
+    config.max_searches = 2;
+    let service = Arc::new(Service::new(config)?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the tokio runtime")?;
+    let listener = runtime.block_on(bind(addr, &service))?;
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let thread = std::thread::Builder::new()
+        .name("web-lab".into())
+        .spawn(move || {
+            let shutdown = async {
+                let _ = stopped.await;
+            };
+            if let Err(e) = runtime.block_on(serve::serve(listener, service, shutdown)) {
+                eprintln!("web lab: {e}");
+            }
+            runtime.shutdown_timeout(Duration::from_secs(1));
+        })
+        .context("starting the web lab's thread")?;
+    Ok(LabBeside {
+        stop: Some(stop),
+        thread: Some(thread),
+    })
+}
+
 /// The largest `--header-timeout-secs` and `--body-timeout-secs`:
 /// [`ServeConfig::MAX_READ_TIMEOUT`] in seconds.
 const MAX_TIMEOUT_SECS: u64 = ServeConfig::MAX_READ_TIMEOUT.as_secs();
@@ -74,25 +178,15 @@ pub fn run(args: ServeArgs) -> Result<()> {
                 .find(|p| p.is_dir())
                 .unwrap_or_else(|| given.clone()),
         ),
-        None => {
-            // Each variant's bundle as `lokizero models` lists it.
-            let bundles: Vec<PathBuf> = rules::VariantId::ALL
-                .into_iter()
-                .filter_map(|v| bot::paths::bundles_of(v).into_iter().next())
-                .map(|(dir, _)| dir)
-                .collect();
-            if bundles.is_empty() {
-                eprintln!(
-                    "note: no bundle on the bundle search path (`lokizero models` lists it; \
-                     `lokizero models install PATH` adds one): games are human against human"
-                );
-            }
-            ServeConfig {
-                bundles: Some(bundles),
-                ..ServeConfig::new(PathBuf::from("models"))
-            }
-        }
+        None => search_path_config(),
     };
+    if let Some(run) = &args.follow {
+        if !run.is_dir() {
+            anyhow::bail!("--follow {}: no such folder", run.display());
+        }
+        config.follow = Some(run.clone());
+        config.runs = Some(run.clone());
+    }
     if let Some(runs) = &args.runs {
         if !runs.is_dir() {
             anyhow::bail!("--runs {}: no such folder", runs.display());
@@ -122,19 +216,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         .build()
         .context("starting the tokio runtime")?;
     let served = runtime.block_on(async move {
-        let listener = tokio::net::TcpListener::bind(args.addr)
-            .await
-            .with_context(|| format!("binding {}", args.addr))?;
-        let addr = listener.local_addr()?;
-        let bots: Vec<String> = service
-            .catalog
-            .variants()
-            .into_iter()
-            .filter(|v| v.bot)
-            .map(|v| format!("{} (generation {})", v.id, v.generation.unwrap_or(0)))
-            .collect();
-        println!("bots: {}", bots.join(", "));
-        println!("web lab: http://{addr}/");
+        let listener = bind(args.addr, &service).await?;
         let shutdown = async {
             serve::ctrl_c(|| {
                 eprintln!("interrupted again: exiting at once");

@@ -78,6 +78,14 @@ pub struct TrainArgs {
     /// it lives.
     #[arg(long, default_value_t = 60, value_name = "SECONDS")]
     lease_ttl: u64,
+    /// Serve the web lab on this address while the run trains (port 0
+    /// picks a free one; the address is printed): the run's variant is
+    /// played by its newest generation, replaced as each one is written,
+    /// and the run's page at /runs shows its generations, learning curve
+    /// and newest self-play games. The lab stops when training ends
+    /// (`lokizero serve --follow RUN_DIR` serves a run on its own).
+    #[arg(long, value_name = "ADDR", conflicts_with = "store")]
+    serve: Option<std::net::SocketAddr>,
     /// Hide progress bars.
     #[arg(long)]
     quiet: bool,
@@ -187,6 +195,10 @@ pub fn run(args: TrainArgs) -> Result<()> {
             config.selfplay.games_per_generation
         );
     }
+    let _lab = args
+        .serve
+        .map(|addr| super::serve::serve_beside(addr, &run_dir))
+        .transpose()?;
     let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?);
     println!(
         "finished generation {}; bundle: {}",

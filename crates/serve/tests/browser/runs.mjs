@@ -2,7 +2,8 @@
 // playwright-core: tests/web_runs.rs starts `lokizero serve --runs DIR`
 // on a real run of EXPECT generations, opens the page, checks the table
 // and the curve, then asks the Rust side (a file TRAIN_MORE) to train one
-// more generation and waits for the page to show it without a reload.
+// more generation and waits for the page to show it without a reload;
+// last it replays the newest self-play game on the lab's board.
 import { chromium } from 'playwright-core';
 import { writeFileSync, existsSync } from 'node:fs';
 
@@ -33,6 +34,21 @@ try {
   const after = await page.locator('#generations tbody tr').count();
   if (after !== EXPECT + 1) throw new Error(`after training: ${after} rows`);
   console.log(`ok   the page shows generation ${EXPECT + 1} without a reload`);
+
+  // The newest self-play game, replayed on the lab's board.
+  await page.waitForSelector('#games tbody tr button.replay', { timeout: 20000 });
+  const listedGames = await page.locator('#games tbody tr').count();
+  const cells = await page.locator('#games tbody tr').first().locator('td').allTextContents();
+  if (Number(cells[0]) !== EXPECT + 1) throw new Error(`the newest game is from generation ${cells[0]}`);
+  const plies = Number(cells[2]);
+  await page.locator('#games tbody tr button.replay').first().click();
+  await page.waitForURL(/[?&]game=/, { timeout: 20000 });
+  await page.waitForFunction((n) => window.lab && window.lab.game && window.lab.game.moves.length === n, plies, { timeout: 20000 });
+  const listedMoves = await page.locator('#moves li:not(.placeholder)').count();
+  if (listedMoves !== plies) throw new Error(`the lab lists ${listedMoves} moves of ${plies}`);
+  const over = await page.evaluate(() => window.lab.game.outcome != null);
+  if (cells[3].endsWith('won') && !over) throw new Error(`a won game (${cells[3]}) is not over on the board`);
+  console.log(`ok   ${listedGames} self-play games listed; the newest (${plies} moves, ${cells[3]}) replays on the board`);
 
   const missing = await page.goto(`${BASE}/api/runs/nope`);
   if (missing.status() !== 404) throw new Error(`unknown run: HTTP ${missing.status()}`);
