@@ -119,3 +119,75 @@ fn train_serve_shows_each_new_generation_live() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// `GET path` on the server at `url` (`http://HOST:PORT`): the status and
+/// the JSON body.
+fn http_get(url: &str, path: &str) -> (u16, serde_json::Value) {
+    use std::io::{Read, Write};
+    let host = url.trim_start_matches("http://");
+    let mut stream = std::net::TcpStream::connect(host).unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer).unwrap();
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap();
+    let status = head.split_whitespace().nth(1).unwrap().parse().unwrap();
+    (status, serde_json::from_str(body).unwrap_or_default())
+}
+
+#[test]
+fn a_run_in_a_store_is_listed_with_its_generations_and_games() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = tmp.path().join("tiny.toml");
+    std::fs::write(&config, support::tiny_config(2, 5)).unwrap();
+    // A distributed run in a folder store (the same layout as in S3).
+    let store = tmp.path().join("store-run");
+    let out = Command::new(BIN)
+        .arg("train")
+        .arg("--store")
+        .arg(&store)
+        .arg("--config")
+        .arg(&config)
+        .args(["--quiet", "--poll", "0.3"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "train --store: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // An object that is not a chunk, in the replay folder: skipped.
+    std::fs::write(store.join("replay/stray.bin"), b"not a chunk").unwrap();
+
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models");
+    let server = support::Server::start(&[
+        "--models".as_ref(),
+        models.as_os_str(),
+        "--store".as_ref(),
+        store.as_os_str(),
+    ]);
+    let (status, runs) = http_get(&server.url, "/api/runs");
+    assert_eq!(status, 200, "{runs}");
+    assert_eq!(runs["runs"][0]["name"], "store-run", "{runs}");
+    assert_eq!(runs["runs"][0]["variant"], "shakti", "{runs}");
+    assert_eq!(runs["runs"][0]["generations"], 2, "{runs}");
+    let (status, run) = http_get(&server.url, "/api/runs/store-run");
+    assert_eq!(status, 200, "{run}");
+    assert_eq!(run["rows"].as_array().unwrap().len(), 2, "{run}");
+    let (status, games) = http_get(&server.url, "/api/runs/store-run/games");
+    assert_eq!(status, 200, "{games}");
+    let listed = games["games"].as_array().unwrap();
+    assert!(!listed.is_empty(), "{games}");
+    assert!(listed
+        .iter()
+        .all(|g| !g["moves"].as_array().unwrap().is_empty()));
+    // The newest game first: its generation is the highest listed.
+    let generation = |g: &serde_json::Value| g["generation"].as_u64().unwrap();
+    assert_eq!(
+        generation(&listed[0]),
+        listed.iter().map(generation).max().unwrap()
+    );
+}

@@ -107,12 +107,13 @@ function drawCurve(rows) {
 // when the list changes (a button being clicked stays put).
 let shownGames = '';
 function fillGames(variant, games) {
-  const key = games.map((g) => `${g.generation}/${g.part}/${g.index}`).join(' ');
+  const key = games.map((g) => `${g.generation}/${g.chunk}/${g.index}`).join(' ');
   if (key === shownGames) return;
   shownGames = key;
   const body = games.map((g) => {
     const result = g.winner ? `${g.winner} won` : g.ply_capped ? 'draw (move cap)' : 'draw';
-    const tr = row([g.generation, `${g.part}.${g.index}`, g.moves.length, result], 'td');
+    const tr = row([g.generation, `${g.index + 1}`, g.moves.length, result], 'td');
+    tr.title = `game ${g.index + 1} of ${g.chunk}`;
     const cell = document.createElement('td');
     const button = document.createElement('button');
     button.textContent = 'Replay';

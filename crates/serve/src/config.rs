@@ -20,6 +20,11 @@ pub struct ServeConfig {
     /// Folder of training runs shown at `/runs` (a run folder, or a folder
     /// of them; [`crate::runs`]); `None`: no runs are served.
     pub runs: Option<PathBuf>,
+    /// The run in an object store shown at `/runs` beside those of
+    /// `runs`: `s3://BUCKET/PREFIX` (the `AWS_*` variables give the
+    /// endpoint and keys) or a folder, as `lokizero train --store` takes
+    /// it; `None`: none.
+    pub runs_store: Option<String>,
     /// A training run folder to follow: its newest checkpoint (the layout
     /// of `train::run::RunDir`) is the bot of the run's variant, replaced
     /// as the run writes generations ([`crate::follow_run`]); `None`:
@@ -71,6 +76,7 @@ impl ServeConfig {
             models,
             bundles: None,
             runs: None,
+            runs_store: None,
             follow: None,
             max_games: 1000,
             idle_timeout: Duration::from_secs(30 * 60),

@@ -52,7 +52,7 @@ pub enum ApiError {
     #[error("no game {0:?} (unknown id, or it expired after idling)")]
     UnknownGame(String),
     /// The service was started without a runs folder (`--runs DIR`).
-    #[error("no training runs are served (start the service with --runs DIR)")]
+    #[error("no training runs are served (start the service with --runs DIR or --store URL)")]
     NoRuns,
     /// No run of this name in the runs folder.
     #[error("no run {0:?} in the runs folder (see /api/runs)")]
@@ -250,4 +250,13 @@ pub enum StartError {
     /// The models folder does not exist.
     #[error("models folder {0} does not exist (pass --models DIR, the folder holding <variant>/model.json)")]
     NoModels(std::path::PathBuf),
+    /// The runs store ([`crate::ServeConfig::runs_store`]) does not open
+    /// or does not answer.
+    #[error("runs store {url}: {reason}")]
+    Store {
+        /// The store's location as given.
+        url: String,
+        /// What went wrong.
+        reason: String,
+    },
 }

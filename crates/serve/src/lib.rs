@@ -105,6 +105,9 @@ pub struct Service {
     pub games: Games,
     /// The search slots.
     pub searches: Searches,
+    /// The object store of [`ServeConfig::runs_store`], opened and checked
+    /// at start.
+    pub runs_store: Option<Arc<store::Store>>,
 }
 
 impl Service {
@@ -113,8 +116,8 @@ impl Service {
     ///
     /// # Errors
     /// [`StartError`] for a setting out of range
-    /// ([`ServeConfig::validate`]), a missing models folder or a broken
-    /// bundle.
+    /// ([`ServeConfig::validate`]), a missing models folder, a broken
+    /// bundle, or a runs store that does not open or answer.
     pub fn new(config: ServeConfig) -> Result<Service, StartError> {
         config.validate()?;
         let dirs: Vec<(VariantId, PathBuf)> = match &config.bundles {
@@ -133,7 +136,21 @@ impl Service {
             }
         };
         let catalog = Arc::new(Catalog::load(&dirs)?);
+        let runs_store = config
+            .runs_store
+            .as_deref()
+            .map(|url| {
+                let failed = |e: store::StoreError| StartError::Store {
+                    url: url.to_string(),
+                    reason: e.to_string(),
+                };
+                let store = store::Store::open(url).map_err(failed)?;
+                store.check_reachable().map_err(failed)?;
+                Ok::<_, StartError>(Arc::new(store))
+            })
+            .transpose()?;
         Ok(Service {
+            runs_store,
             games: Games::new(config.max_games, config.idle_timeout),
             searches: Searches::new(config.max_searches, config.search_queue_timeout),
             catalog,

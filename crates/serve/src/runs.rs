@@ -1,18 +1,24 @@
-//! Training runs in the web lab (`lokizero serve --runs DIR`): the run
-//! folders under `DIR` (or `DIR` itself when it is a run; the layout of
-//! [`RunDir`]), each with its generations read from `metrics.jsonl` (one
-//! JSON object per generation, written by `lokizero train`) and its newest
-//! self-play games read from its replay chunks, served at `/api/runs`,
-//! `/api/runs/{name}` and `/api/runs/{name}/games` and drawn by the page
-//! `/runs` (a table, a learning curve and games to replay on the lab's
-//! board, refreshed while the run goes on).
+//! Training runs in the web lab: the run folders under `lokizero serve
+//! --runs DIR` (or `DIR` itself when it is a run; the layout of
+//! [`RunDir`]) and the run in an object store of `--store URL` (the
+//! layout of [`train::cluster::keys`]), each with its generations read
+//! from `metrics.jsonl` (one JSON object per generation, written by
+//! `lokizero train`) and its newest self-play games read from its replay
+//! chunks, served at `/api/runs`, `/api/runs/{name}` and
+//! `/api/runs/{name}/games` and drawn by the page `/runs` (a table, a
+//! learning curve and games to replay on the lab's board, refreshed while
+//! the run goes on).
 //!
-//! The files are read on every request, so a run in progress shows its
-//! newest generation; a line still being written (no newline yet, or not
-//! JSON) is left out until it is whole.
+//! The files are read on every request (on a blocking thread: a store's
+//! requests block), so a run in progress shows its newest generation; a
+//! line still being written (no newline yet, or not JSON) is left out
+//! until it is whole.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+
+use store::Store;
+use train::cluster::keys;
 
 use axum::extract::State;
 use axum::Json;
@@ -53,6 +59,72 @@ pub const GENERATION_FIELDS: [&str; 17] = [
     "elo_upper",
 ];
 
+/// Where a run's files are: a run folder, or an object store.
+#[derive(Clone)]
+pub enum Run {
+    /// A run folder of `lokizero train --run-dir`.
+    Dir(PathBuf),
+    /// A run in an object store (`lokizero train --store URL`).
+    Store(Arc<Store>),
+}
+
+impl Run {
+    /// The text of the run's file `name` (`metrics.jsonl`, `config.toml`:
+    /// the same name in a folder and a store); `None` when it is missing
+    /// or unreadable.
+    fn text(&self, name: &str) -> Option<String> {
+        match self {
+            Run::Dir(dir) => std::fs::read_to_string(dir.join(name)).ok(),
+            Run::Store(store) => store
+                .get(name)
+                .ok()
+                .flatten()
+                .and_then(|b| String::from_utf8(b).ok()),
+        }
+    }
+
+    /// The run's replay chunks as (generation, name), the newest last.
+    fn chunks(&self) -> Result<Vec<(u32, String)>, ApiError> {
+        match self {
+            Run::Dir(dir) => {
+                let replay = RunDir { root: dir.clone() }.replay();
+                let found = selfplay::replay::list_chunks(&replay)
+                    .map_err(|e| ApiError::Internal(format!("{}: {e}", replay.display())))?;
+                Ok(found
+                    .into_iter()
+                    .map(|(g, _, path)| (g, path.to_string_lossy().into_owned()))
+                    .collect())
+            }
+            Run::Store(store) => {
+                let listed = store
+                    .list(keys::REPLAY)
+                    .map_err(|e| ApiError::Internal(e.to_string()))?;
+                // Objects that are not chunks (a stray upload) are not
+                // the run's games: skipped.
+                let mut found: Vec<(u32, String)> = listed
+                    .into_iter()
+                    .filter_map(|o| Some((keys::ChunkKey::parse(&o.key)?.generation, o.key)))
+                    .collect();
+                found.sort();
+                Ok(found)
+            }
+        }
+    }
+
+    /// The bytes of chunk `name` (from [`Run::chunks`]).
+    fn chunk(&self, name: &str) -> Result<Vec<u8>, ApiError> {
+        match self {
+            Run::Dir(_) => {
+                std::fs::read(name).map_err(|e| ApiError::Internal(format!("{name}: {e}")))
+            }
+            Run::Store(store) => store
+                .get(name)
+                .map_err(|e| ApiError::Internal(e.to_string()))?
+                .ok_or_else(|| ApiError::Internal(format!("{name}: gone from the store"))),
+        }
+    }
+}
+
 /// Whether `dir` is a run folder: it holds the metrics log
 /// ([`RunDir::metrics`]).
 fn is_run(dir: &Path) -> bool {
@@ -88,17 +160,46 @@ pub fn run_dirs(root: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// The whole generations of a run's metrics log ([`RunDir::metrics`]),
-/// each cut to [`GENERATION_FIELDS`]; an unreadable file gives none, a
-/// partial or broken line is skipped.
-pub fn generations(run: &Path) -> Vec<Value> {
-    let metrics = RunDir {
-        root: run.to_path_buf(),
+/// The name of the run in `store`: the last part of its location
+/// (`s3://bucket/run-1` is `run-1`).
+pub fn store_run_name(store: &Store) -> String {
+    let place = store.describe();
+    place
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|n| !n.is_empty())
+        .unwrap_or("store")
+        .to_string()
+}
+
+/// Every run the service shows: the folders of `--runs`, then the run of
+/// `--store`.
+///
+/// # Errors
+/// [`ApiError::NoRuns`] when the service has neither.
+fn all_runs(service: &Service) -> Result<Vec<(String, Run)>, ApiError> {
+    if service.config.runs.is_none() && service.runs_store.is_none() {
+        return Err(ApiError::NoRuns);
     }
-    .metrics();
-    let Ok(text) = std::fs::read_to_string(metrics) else {
-        return Vec::new();
-    };
+    let mut runs: Vec<(String, Run)> = service
+        .config
+        .runs
+        .as_deref()
+        .map(run_dirs)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(name, dir)| (name, Run::Dir(dir)))
+        .collect();
+    if let Some(store) = &service.runs_store {
+        runs.push((store_run_name(store), Run::Store(Arc::clone(store))));
+    }
+    Ok(runs)
+}
+
+/// The whole generations of metrics log `text` (`metrics.jsonl`), each
+/// cut to [`GENERATION_FIELDS`]; a partial or broken line is skipped.
+pub fn generations(text: &str) -> Vec<Value> {
     // Only lines ended by a newline are whole.
     let whole = text.rfind('\n').map_or("", |end| &text[..end]);
     whole
@@ -114,119 +215,129 @@ pub fn generations(run: &Path) -> Vec<Value> {
         .collect()
 }
 
-/// The variant of a run from its `config.toml` (`variant = "..."`), if
-/// it names one.
-fn run_variant(run: &Path) -> Option<String> {
-    let text = std::fs::read_to_string(run.join("config.toml")).ok()?;
-    let table: toml::Table = text.parse().ok()?;
+/// The variant of a run from its `config.toml` text (`variant = "..."`),
+/// if it names one.
+fn config_variant(config: Option<String>) -> Option<String> {
+    let table: toml::Table = config?.parse().ok()?;
     table.get("variant")?.as_str().map(str::to_string)
 }
 
-/// A run's summary from its generations `gens`: name, variant,
-/// generations so far, the last one.
-fn summary(name: &str, dir: &Path, gens: &[Value]) -> Value {
-    json!({
+/// A run's summary and its generations: name, variant, generations so
+/// far, the last one.
+fn summary(name: &str, run: &Run) -> (Value, Vec<Value>) {
+    let gens = generations(&run.text(METRICS).unwrap_or_default());
+    let variant = config_variant(run.text(CONFIG));
+    let summary = json!({
         "name": name,
-        "variant": run_variant(dir),
+        "variant": variant,
         "generations": gens.len(),
         "last": gens.last(),
-    })
+    });
+    (summary, gens)
 }
 
-fn root(service: &Service) -> Result<&Path, ApiError> {
-    service.config.runs.as_deref().ok_or(ApiError::NoRuns)
+/// The metrics log's name, in a run folder and in a store.
+const METRICS: &str = keys::METRICS;
+/// The run config's name, in a run folder and in a store.
+const CONFIG: &str = keys::CONFIG;
+
+/// Run `work` on a blocking thread (file and store reads).
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> Result<T, ApiError> + Send + 'static,
+) -> Result<T, ApiError> {
+    tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::Internal(e.to_string()))?
 }
 
-/// `GET /api/runs`: the runs of `--runs DIR`.
+/// `GET /api/runs`: the runs of `--runs DIR` and `--store URL`.
 ///
 /// # Errors
-/// [`ApiError::NoRuns`] when the service was started without `--runs`.
+/// [`ApiError::NoRuns`] when the service was started with neither.
 pub async fn list(State(service): State<Arc<Service>>) -> Result<Json<Value>, ApiError> {
-    let root = root(&service)?;
-    let runs: Vec<Value> = run_dirs(root)
-        .iter()
-        .map(|(name, dir)| summary(name, dir, &generations(dir)))
-        .collect();
+    let runs = all_runs(&service)?;
+    let runs = blocking(move || {
+        Ok(runs
+            .iter()
+            .map(|(name, run)| summary(name, run).0)
+            .collect::<Vec<Value>>())
+    })
+    .await?;
     Ok(Json(json!({ "runs": runs })))
+}
+
+/// The listed run called `name`.
+fn find_run(service: &Service, name: String) -> Result<(String, Run), ApiError> {
+    all_runs(service)?
+        .into_iter()
+        .find(|(n, _)| *n == name)
+        .ok_or(ApiError::UnknownRun(name))
 }
 
 /// `GET /api/runs/{name}`: one run's generations.
 ///
 /// # Errors
-/// [`ApiError::NoRuns`] without `--runs`; [`ApiError::UnknownRun`] for a
+/// [`ApiError::NoRuns`] without runs; [`ApiError::UnknownRun`] for a
 /// name that is not one of the listed runs.
 pub async fn get(
     State(service): State<Arc<Service>>,
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let (name, dir) = find_run(&service, name)?;
-    let gens = generations(&dir);
-    let mut out = summary(&name, &dir, &gens);
-    out["rows"] = Value::Array(gens);
+    let (name, run) = find_run(&service, name)?;
+    let out = blocking(move || {
+        let (mut out, gens) = summary(&name, &run);
+        out["rows"] = Value::Array(gens);
+        Ok(out)
+    })
+    .await?;
     Ok(Json(out))
-}
-
-/// The listed run called `name`: its name and folder.
-fn find_run(service: &Service, name: String) -> Result<(String, PathBuf), ApiError> {
-    run_dirs(root(service)?)
-        .into_iter()
-        .find(|(n, _)| *n == name)
-        .ok_or(ApiError::UnknownRun(name))
 }
 
 /// `GET /api/runs/{name}/games`: the run's newest self-play games (at
 /// most [`NEWEST_GAMES`], the newest first), each with its start position
 /// and its moves as the lab's move tokens, so `POST /api/games` with
 /// `position` and `moves` sets it on the board: `{"variant", "games":
-/// [{"generation", "part", "index", "start", "moves", "winner" (a side's
+/// [{"generation", "chunk", "index", "start", "moves", "winner" (a side's
 /// name or null), "ply_capped"}]}`.
 ///
 /// # Errors
-/// [`ApiError::NoRuns`] without `--runs`; [`ApiError::UnknownRun`];
+/// [`ApiError::NoRuns`] without runs; [`ApiError::UnknownRun`];
 /// [`ApiError::Internal`] naming the file for a run whose config names no
 /// known variant, an unreadable replay folder or a corrupt chunk.
 pub async fn games(
     State(service): State<Arc<Service>>,
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
-    let (name, dir) = find_run(&service, name)?;
-    let variant: VariantId = run_variant(&dir)
-        .and_then(|v| v.parse().ok())
-        .ok_or_else(|| {
-            ApiError::Internal(format!(
-                "run {name}: its config.toml names no known variant"
-            ))
-        })?;
-    let answer = tokio::task::spawn_blocking(
-        move || rules::with_variant!(variant, G => newest_games::<G>(&dir)),
-    )
-    .await
-    .map_err(|e| ApiError::Internal(e.to_string()))??;
-    Ok(Json(
-        json!({ "variant": variant.as_str(), "games": answer }),
-    ))
+    let (name, run) = find_run(&service, name)?;
+    let answer = blocking(move || {
+        let variant: VariantId = config_variant(run.text(CONFIG))
+            .and_then(|v| v.parse().ok())
+            .ok_or_else(|| {
+                ApiError::Internal(format!(
+                    "run {name}: its config.toml names no known variant"
+                ))
+            })?;
+        let games = rules::with_variant!(variant, G => newest_games::<G>(&run))?;
+        Ok(json!({ "variant": variant.as_str(), "games": games }))
+    })
+    .await?;
+    Ok(Json(answer))
 }
 
-/// The newest [`NEWEST_GAMES`] self-play games of the run in `dir`, read
-/// from its replay chunks, newest part first.
-fn newest_games<G: BotGame>(dir: &Path) -> Result<Vec<Value>, ApiError> {
-    let replay = RunDir {
-        root: dir.to_path_buf(),
-    }
-    .replay();
-    let chunks = selfplay::replay::list_chunks(&replay)
-        .map_err(|e| ApiError::Internal(format!("{}: {e}", replay.display())))?;
+/// The newest [`NEWEST_GAMES`] self-play games of `run`, read from its
+/// replay chunks, the newest chunk first.
+fn newest_games<G: BotGame>(run: &Run) -> Result<Vec<Value>, ApiError> {
     let mut out = Vec::new();
-    for (generation, part, path) in chunks.iter().rev() {
-        let chunk = selfplay::replay::read_chunk::<G>(path)
+    for (generation, name) in run.chunks()?.iter().rev() {
+        let chunk = selfplay::replay::decode_chunk_for::<G>(&run.chunk(name)?, Path::new(name))
             .map_err(|e| ApiError::Internal(e.to_string()))?;
+        let short = name.rsplit('/').next().unwrap_or(name);
         for (index, record) in chunk.games.iter().enumerate().rev() {
-            let moves = move_tokens::<G>(record).map_err(|e| {
-                ApiError::Internal(format!("{}: game {index}: {e}", path.display()))
-            })?;
+            let moves = move_tokens::<G>(record)
+                .map_err(|e| ApiError::Internal(format!("{name}: game {index}: {e}")))?;
             out.push(json!({
                 "generation": generation,
-                "part": part,
+                "chunk": short,
                 "index": index,
                 "start": record.start,
                 "moves": moves,
@@ -277,11 +388,12 @@ mod tests {
         std::fs::create_dir(tmp.path().join("not-a-run")).unwrap();
         let runs = run_dirs(tmp.path());
         assert_eq!(runs.len(), 1);
-        let gens = generations(&runs[0].1);
+        let (head, gens) = summary("losers-a", &Run::Dir(runs[0].1.clone()));
         assert_eq!(gens.len(), 2);
         assert_eq!(gens[0]["policy_loss"], 2.1);
         assert!(gens[0].get("secret").is_none());
-        assert_eq!(summary("losers-a", &run, &gens)["variant"], "losers");
+        assert_eq!(head["variant"], "losers");
+        assert_eq!(head["generations"], 2);
         // A run folder given itself is its own only run.
         assert_eq!(run_dirs(&run).len(), 1);
     }

@@ -35,6 +35,11 @@ pub struct ServeArgs {
     /// ADDR` does the same from inside the run.
     #[arg(long, value_name = "RUN_DIR")]
     follow: Option<PathBuf>,
+    /// Show the run of a distributed training run at /runs too: the
+    /// store of `lokizero train --store URL` (`s3://BUCKET/PREFIX`, the
+    /// AWS_* variables giving the endpoint and keys, or a folder).
+    #[arg(long, value_name = "URL")]
+    store: Option<String>,
     /// Most games held at once.
     #[arg(long, default_value_t = 1000)]
     max_games: usize,
@@ -193,6 +198,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
         }
         config.runs = Some(runs.clone());
     }
+    config.runs_store = args.store.clone();
     config.max_games = args.max_games.max(1);
     config.max_searches = args.max_searches.unwrap_or(config.max_searches).max(1);
     config.idle_timeout = Duration::from_secs(args.idle_minutes.max(1).saturating_mul(60));
@@ -211,6 +217,9 @@ pub fn run(args: ServeArgs) -> Result<()> {
     config.header_read_timeout = Duration::from_secs(args.header_timeout_secs);
     config.body_read_timeout = Duration::from_secs(args.body_timeout_secs);
     let service = Arc::new(Service::new(config)?);
+    // Dropped last, outside the runtime: the service may own a runs
+    // store, whose own runtime must not be dropped inside another's.
+    let kept = Arc::clone(&service);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -232,6 +241,7 @@ pub fn run(args: ServeArgs) -> Result<()> {
     // The searches were told to stop; one may still be finishing its
     // network batch on a blocking thread. Do not wait for it long.
     runtime.shutdown_timeout(Duration::from_secs(1));
+    drop(kept);
     served
 }
 
