@@ -58,15 +58,17 @@ export function drawBoard(container, game, ui) {
   // A press on a square is a click; letting go over another square (a
   // drag) clicks that one too, so a piece is moved by click-click or by
   // dragging it.
-  const squareAt = (e) => e.target.closest && e.target.closest('[data-square]')?.dataset.square;
+  // On a touch screen the pointer is captured by the square it went down
+  // on, so the square it comes up over is found from its position.
+  const squareOf = (el) => (el && el.closest ? el.closest('[data-square]')?.dataset.square : undefined);
   container.onpointerdown = (e) => {
-    const name = squareAt(e);
+    const name = squareOf(e.target);
     if (e.button !== 0 || !name) return;
     pressed = name;
     ui.onClick(name);
   };
   container.onpointerup = (e) => {
-    const name = squareAt(e);
+    const name = squareOf(document.elementFromPoint(e.clientX, e.clientY)) ?? squareOf(e.target);
     const from = pressed;
     pressed = null;
     if (from && name && name !== from) ui.onClick(name);

@@ -441,6 +441,36 @@ async function main() {
     assert((await page.textContent('#help')).includes('type a move'), 'the help line tells how');
   });
 
+  await test('a finger drags a piece on a phone-sized screen', async () => {
+    await page.setViewportSize({ width: 390, height: 844 });
+    try {
+    const start = await open(page, { variant: 'losers', players: 'first' });
+    const move = start.legal.find((m) => m.kind === 'move' && !m.promotion);
+    // A touch pointer is captured by the square it went down on, so its
+    // pointerup may be sent there, with the position where the finger
+    // came up (Pointer Events, implicit capture for touch).
+    const touched = await page.evaluate(([from, to]) => {
+      const origin = document.querySelector(`[data-square="${from}"]`);
+      document.querySelector('.board').scrollIntoView({ block: 'center' });
+      const box = (sq) => document.querySelector(`[data-square="${sq}"]`).getBoundingClientRect();
+      const at = (b) => ({ clientX: b.x + b.width / 2, clientY: b.y + b.height / 2 });
+      const event = (type, b) => new PointerEvent(type, { bubbles: true, pointerType: 'touch', isPrimary: true, button: 0, ...at(b) });
+      origin.dispatchEvent(event('pointerdown', box(from)));
+      // The press redrew the board: the square now drawn at `from` holds
+      // the capture.
+      document.querySelector(`[data-square="${from}"]`).dispatchEvent(event('pointerup', box(to)));
+      return getComputedStyle(document.querySelector('.board')).touchAction;
+    }, move.path);
+    await page.waitForFunction(() => window.lab.game.moves.length >= 2, null, { timeout: 30000 });
+    await settle(page);
+    const now = await game(page);
+    assert(now.moves[0] === move.move, `dragged ${move.move} by touch, played ${now.moves[0]}`);
+    assert(touched === 'none', `the board lets the page scroll under a dragging finger (touch-action ${touched})`);
+    } finally {
+      await page.setViewportSize({ width: 1280, height: 860 });
+    }
+  });
+
   await test('a capture names the piece it took; the taken pieces show beside the board', async () => {
     // Losers chess: the capture is forced.
     await open(page, { variant: 'losers', players: 'first', position: '4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 1' });
