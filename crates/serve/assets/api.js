@@ -19,8 +19,11 @@ async function call(method, path, body) {
 }
 
 export const variants = () => call('GET', '/api/variants');
-export const newGame = (variant, position, pgn) =>
-  call('POST', '/api/games', pgn ? { variant, pgn } : position ? { variant, position } : { variant });
+/// A new game of `variant`: from `record`, `{pgn}` (chess variants) or
+/// `{position, moves}` (any variant: the start and its move tokens), else
+/// from `position` or the variant's start.
+export const newGame = (variant, position, record) =>
+  call('POST', '/api/games', record ? { variant, ...record } : position ? { variant, position } : { variant });
 export const getGame = (id) => call('GET', `/api/games/${id}`);
 export const gameAt = (id, ply) => call('GET', `/api/games/${id}/plies/${ply}`);
 export const playMove = (id, move) => call('POST', `/api/games/${id}/moves`, { move });

@@ -326,18 +326,35 @@ function renderMoves(info) {
   const viewed = list.querySelector('.viewed');
   if (viewed) viewed.scrollIntoView({ block: 'nearest' });
   else if (!lab.view) list.scrollTop = list.scrollHeight;
-  $('pgn-box').hidden = game.pgn == null;
-  if (game.pgn != null && !lab.pgnEdited) $('pgn').value = game.pgn;
+  $('pgn-title').textContent = game.pgn != null ? 'PGN' : 'Game text';
+  if (!lab.pgnEdited) $('pgn').value = game.pgn != null ? game.pgn : gameText(game);
 }
 
-/// Start a game from the PGN in the box (its [Variant] tag picks the variant).
+/// The game text of a variant without PGN: `variant ID`, `position TEXT`
+/// (`startpos` for the variant's start) and `moves` with the move
+/// tokens, one line each.
+function gameText(game) {
+  return `variant ${game.variant}\nposition ${game.start}\nmoves ${game.moves.join(' ')}\n`;
+}
+
+/// Start a game from the record in the box: a PGN (its [Variant] tag
+/// picks the variant) or a game text (`gameText`).
 async function loadPgn() {
-  const pgn = $('pgn').value;
-  const tag = /\[Variant "([^"]*)"\]/.exec(pgn);
-  const named = tag && lab.info.variants.find((v) => v.id === tag[1].toLowerCase());
+  const text = $('pgn').value;
+  const line = (key) => {
+    const m = new RegExp(`^${key}[ \\t]+(.*)$`, 'm').exec(text);
+    return m ? m[1].trim() : null;
+  };
+  const pgnTag = /\[Variant "([^"]*)"\]/.exec(text);
+  const id = (pgnTag ? pgnTag[1] : line('variant') || '').toLowerCase();
+  const named = lab.info.variants.find((v) => v.id === id);
   if (named) $('variant').value = named.id;
   describeVariant();
-  await startGame('', pgn);
+  const isText = !pgnTag && (line('position') != null || line('moves') != null);
+  const record = isText
+    ? { position: line('position') || 'startpos', moves: (line('moves') || '').split(/\s+/).filter(Boolean) }
+    : { pgn: text };
+  await startGame('', record);
 }
 
 function renderEval(info) {
@@ -627,9 +644,10 @@ function botRequest() {
   return request;
 }
 
-/// Start a new game from the menus (or from `pgn`, a PGN text); `note`
-/// is shown as the error line (why an old game could not be restored).
-async function startGame(note = '', pgn = undefined) {
+/// Start a new game from the menus (or from `record`: `{pgn}` or
+/// `{position, moves}`, see `api.newGame`); `note` is shown as the error
+/// line (why an old game could not be restored).
+async function startGame(note = '', record = undefined) {
   lab.error = note;
   lab.pgnEdited = false;
   lab.watching = $('players').value === 'watch';
@@ -639,8 +657,8 @@ async function startGame(note = '', pgn = undefined) {
   lab.flipped = defaultFlip();
   lab.pv = [];
   try {
-    const position = pgn ? undefined : $('position').value.trim() || undefined;
-    const game = await api.newGame($('variant').value, position, pgn);
+    const position = record ? undefined : $('position').value.trim() || undefined;
+    const game = await api.newGame($('variant').value, position, record);
     lab.busy = false;
     setState(game, []);
   } catch (e) {

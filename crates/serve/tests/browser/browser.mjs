@@ -796,9 +796,40 @@ async function main() {
     const error = await page.textContent('#error');
     assert(error.includes('move 2. Bc4'), `error: ${error}`);
     assert((await game(page)).position === before.position, 'the game is unchanged');
-    // Variants without SAN show no PGN box.
-    await open(page, { variant: 'hnefatafl', players: 'human' });
-    assert(!(await page.isVisible('#pgn-box')), 'no PGN box for hnefatafl');
+  });
+
+  await test('the others: the game text copied out and pasted back', async () => {
+    for (const variant of ['hnefatafl', 'loki', 'shakti']) {
+      const start = await open(page, { variant, players: 'human' });
+      for (let i = 0; i < 3; i += 1) {
+        const legal = (await game(page)).legal.filter((m) => m.kind === 'move');
+        await clickMove(page, legal[(i * 3) % legal.length]);
+        await settle(page);
+      }
+      const before = await game(page);
+      if (!(await page.locator('#pgn-box').getAttribute('open'))) await page.click('#pgn-box summary');
+      assert((await page.textContent('#pgn-title')) === 'Game text', `${variant}: the box is the game text`);
+      const text = await page.inputValue('#pgn');
+      assert(text.includes(`variant ${variant}`) && text.includes(`moves ${before.moves.join(' ')}`), `${variant} text: ${text}`);
+      await page.click('#new-game');
+      await page.waitForFunction(() => window.lab.game.moves.length === 0, null, { timeout: 10000 });
+      await settle(page);
+      await page.fill('#pgn', text);
+      await page.click('#pgn-load');
+      await page.waitForFunction((n) => window.lab.game.moves.length === n, before.moves.length, { timeout: 10000 });
+      await settle(page);
+      const after = await game(page);
+      assert(after.position === before.position, `${variant}: same position: ${after.position} vs ${before.position}`);
+      assert(start.moves.length === 0, 'a fresh game at the start');
+    }
+    // A move that cannot be played is named, and the game stays.
+    const kept = await game(page);
+    await page.fill('#pgn', 'variant shakti\nposition startpos\nmoves a1a1\n');
+    await page.click('#pgn-load');
+    await page.waitForFunction(() => document.getElementById('error').textContent !== '', null, { timeout: 10000 });
+    const error = await page.textContent('#error');
+    assert(error.includes('move 1 ("a1a1")'), `error: ${error}`);
+    assert((await game(page)).position === kept.position, 'the game is unchanged');
   });
 
   await test('losers: a whole game, bot against bot', async () => {
