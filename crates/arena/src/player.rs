@@ -79,6 +79,9 @@ pub struct SearchPlayer<G: BotGame, E: Evaluator<G>> {
     budget: Budget,
     /// The clocks at a time control ([`Contestant::set_clock`]).
     clock: Option<GameClock>,
+    /// At a time control, think past the clock's share of a move while the
+    /// root is unclear (up to [`bot::Clock::extended`]).
+    extend: bool,
     error: Option<String>,
 }
 
@@ -94,8 +97,16 @@ impl<G: BotGame, E: Evaluator<G> + Send> SearchPlayer<G, E> {
             bot,
             budget,
             clock: None,
+            extend: true,
             error: None,
         }
+    }
+
+    /// The same player, thinking longer on unclear roots at a time control
+    /// (`extend`, the default) or never past the clock's share of a move.
+    pub fn extending(mut self, extend: bool) -> Self {
+        self.extend = extend;
+        self
     }
 
     /// The bot.
@@ -110,10 +121,18 @@ impl<G: BotGame, E: Evaluator<G> + Send> Contestant<G> for SearchPlayer<G, E> {
     }
     fn choose(&mut self, game: &G) -> Option<G::Action> {
         let budget = match &self.clock {
-            Some(clock) => Budget {
-                full_time: self.budget.full_time,
-                ..Budget::time(clock.own().budget(MOVE_OVERHEAD))
-            },
+            Some(clock) => {
+                let own = clock.own();
+                let budget = Budget {
+                    full_time: self.budget.full_time,
+                    ..Budget::time(own.budget(MOVE_OVERHEAD))
+                };
+                if self.extend {
+                    budget.extended_to(own.extended(MOVE_OVERHEAD))
+                } else {
+                    budget
+                }
+            }
             None => self.budget.clone(),
         };
         match self.bot.next_action(game, &budget) {

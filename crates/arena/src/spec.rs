@@ -8,6 +8,7 @@
 //! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per move |
 //! | `bundle:PATH:int8`, `bundle:PATH:200:int8`, `bundle:PATH:fp32` | … with its network in that [`model::Precision`] (after any budget; default: the match's `--precision`, [`FactoryContext::precision`]) |
 //! | `bundle:PATH:1s:full`, `bundle:PATH:full:int8` | … thinking for the whole time it is given, without smart pruning ([`search::Budget::full_time`]; after any budget, before any precision) |
+//! | `bundle:PATH:noextend` | … at a time control (`--tc`), never thinking past its share of the clock, even when its root is unclear ([`search::Budget::time_max`]; may be combined with `:full`, before any precision) |
 //! | `random` | uniformly random legal actions |
 //! | `greedy` | one-ply greedy ([`crate::greedy`]) |
 //! | `uct:N` | knowledge-free search: `N` root visits per move, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
@@ -45,6 +46,10 @@ pub enum PlayerSpec {
         /// Think for the whole time: no smart pruning
         /// ([`search::Budget::full_time`]).
         full_time: bool,
+        /// At a time control, think past its share of the clock while the
+        /// root is unclear ([`search::Budget::time_max`]); `false` with
+        /// `:noextend`.
+        extend: bool,
     },
     /// Uniformly random.
     Random,
@@ -65,7 +70,7 @@ pub enum PlayerSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:int8|:fp32], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:noextend][:int8|:fp32], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
     Syntax(String),
     /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
     #[error("bad player spec {spec:?}: {source}")]
@@ -149,11 +154,17 @@ impl PlayerSpec {
                 Some((head, "fp32")) => (head, Some(Precision::Fp32)),
                 _ => (rest, None),
             };
-            // Then a `:full`: the whole time, no smart pruning.
-            let (rest, full_time) = match rest.rsplit_once(':') {
-                Some((head, "full")) => (head, true),
-                _ => (rest, false),
-            };
+            // Then `:full` (the whole time, no smart pruning) and
+            // `:noextend` (no thinking past the clock's share), in either
+            // order.
+            let (mut rest, mut full_time, mut extend) = (rest, false, true);
+            loop {
+                match rest.rsplit_once(':') {
+                    Some((head, "full")) if !full_time => (rest, full_time) = (head, true),
+                    Some((head, "noextend")) if extend => (rest, extend) = (head, false),
+                    _ => break,
+                }
+            }
             if rest.is_empty() {
                 return Err(bad());
             }
@@ -164,6 +175,7 @@ impl PlayerSpec {
                         budget: Some(b),
                         precision,
                         full_time,
+                        extend,
                     });
                 }
                 // A number-like tail that is no budget (`:0`, `:-5`, `:0ms`)
@@ -180,6 +192,7 @@ impl PlayerSpec {
                 budget: None,
                 precision,
                 full_time,
+                extend,
             });
         }
         if let Some(rest) = t.strip_prefix("uci:") {
@@ -278,7 +291,9 @@ impl FactoryContext {
 }
 
 enum Built {
-    Bundle(Box<Net>, Budget, Precision),
+    /// The network, its budget per move, precision, and whether it thinks
+    /// longer on unclear roots at a time control.
+    Bundle(Box<Net>, Budget, Precision, bool),
     Random,
     Greedy,
     Uct(Budget),
@@ -364,6 +379,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 budget,
                 precision,
                 full_time,
+                extend,
             } => {
                 let (net, _) = model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
                     SpecError::Bundle {
@@ -379,6 +395,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                         ..budget
                     },
                     precision.unwrap_or(ctx.precision),
+                    extend,
                 )
             }
             PlayerSpec::Random => Built::Random,
@@ -430,7 +447,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     pub fn from_net(name: &str, net: Net, budget: Budget, ctx: &FactoryContext) -> Self {
         PlayerFactory {
             name: name.to_string(),
-            built: Built::Bundle(Box::new(net), budget, ctx.precision),
+            built: Built::Bundle(Box::new(net), budget, ctx.precision, true),
             device: ctx.device.clone(),
             search: ctx.search.clone(),
             rollout_max_plies: ctx.rollout_max_plies,
@@ -450,7 +467,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// greedy).
     pub fn budget_text(&self) -> Option<String> {
         match &self.built {
-            Built::Bundle(_, budget, _) | Built::Uct(budget) => Some(budget.to_string()),
+            Built::Bundle(_, budget, _, _) | Built::Uct(budget) => Some(budget.to_string()),
             Built::Uci(config) => Some(config.go.clone()),
             Built::Random | Built::Greedy => None,
         }
@@ -461,7 +478,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         let mut search = self.search.clone();
         search.dirichlet_epsilon = 0.0;
         match &self.built {
-            Built::Bundle(net, budget, precision) => {
+            Built::Bundle(net, budget, precision, extend) => {
                 let mut bot = GameBot::<G>::from_net((**net).clone(), None, &self.device);
                 // Where int8 is not available the bot keeps fp32.
                 bot.set_precision(*precision);
@@ -471,7 +488,9 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 let _ = bot.set_rollout_mix(self.rollout_mix, seed);
                 bot.set_tree_reuse(self.tree_reuse);
                 bot.set_seed(seed);
-                Box::new(SearchPlayer::new(self.name.clone(), bot, budget.clone()))
+                Box::new(
+                    SearchPlayer::new(self.name.clone(), bot, budget.clone()).extending(*extend),
+                )
             }
             Built::Random => Box::new(RandomPlayer::new(seed)),
             Built::Greedy => Box::new(GreedyPlayer::new(seed)),
@@ -548,6 +567,7 @@ mod tests {
                 budget: Some(Budget::nodes(800)),
                 precision: None,
                 full_time: false,
+                extend: true,
             }
         );
         assert_eq!(
@@ -557,6 +577,7 @@ mod tests {
                 budget: Some(Budget::time(Duration::from_millis(250))),
                 precision: None,
                 full_time: false,
+                extend: true,
             }
         );
         assert_eq!(
@@ -566,6 +587,7 @@ mod tests {
                 budget: None,
                 precision: None,
                 full_time: false,
+                extend: true,
             }
         );
         assert_eq!(
@@ -575,6 +597,7 @@ mod tests {
                 budget: Some(Budget::nodes(200)),
                 precision: Some(Precision::Int8),
                 full_time: false,
+                extend: true,
             }
         );
         assert_eq!(
@@ -584,6 +607,7 @@ mod tests {
                 budget: None,
                 precision: Some(Precision::Fp32),
                 full_time: false,
+                extend: true,
             }
         );
         assert_eq!(
@@ -593,6 +617,7 @@ mod tests {
                 budget: Some(Budget::time(Duration::from_secs(1))),
                 precision: Some(Precision::Int8),
                 full_time: true,
+                extend: true,
             }
         );
         assert_eq!(
@@ -602,8 +627,26 @@ mod tests {
                 budget: None,
                 precision: None,
                 full_time: true,
+                extend: true,
             }
         );
+        for text in [
+            "bundle:models/losers:noextend:int8",
+            "bundle:models/losers:full:noextend:int8",
+            "bundle:models/losers:noextend:full:int8",
+        ] {
+            assert_eq!(
+                PlayerSpec::parse(text).unwrap(),
+                PlayerSpec::Bundle {
+                    path: "models/losers".into(),
+                    budget: None,
+                    precision: Some(Precision::Int8),
+                    full_time: text.contains("full"),
+                    extend: false,
+                },
+                "{text}"
+            );
+        }
         assert_eq!(
             PlayerSpec::parse("uci:/usr/games/fairy-stockfish:d1").unwrap(),
             PlayerSpec::Uci {

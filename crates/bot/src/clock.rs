@@ -37,7 +37,24 @@ impl Clock {
         let cap = if m == 1 { t * 4 / 5 } else { t / 2 };
         share.min(cap)
     }
+
+    /// The longest this move may take when its root stays unclear
+    /// ([`search::Budget::time_max`]): [`EXTENSION`] times the share of
+    /// [`Clock::budget`], within the same cap (half the time left, four
+    /// fifths before a time control), so thinking longer never flags
+    /// either. At least [`Clock::budget`].
+    pub fn extended(&self, overhead: Duration) -> Duration {
+        let t = self.remaining.saturating_sub(overhead);
+        let m = self.moves_to_go.unwrap_or(SUDDEN_DEATH_MOVES).max(1);
+        let share = t / m + self.increment * 3 / 4;
+        let cap = if m == 1 { t * 4 / 5 } else { t / 2 };
+        (share * EXTENSION).min(cap).max(self.budget(overhead))
+    }
 }
+
+/// How many times its usual share of the clock a move with an unclear
+/// root may take ([`Clock::extended`]).
+pub const EXTENSION: u32 = 2;
 
 #[cfg(test)]
 mod tests {
@@ -54,6 +71,29 @@ mod tests {
         };
         // (60050 - 50) / 30 + 750 = 2750 ms
         assert_eq!(c.budget(MS(50)), MS(2750));
+    }
+
+    #[test]
+    fn an_unclear_move_may_take_twice_its_share_within_the_cap() {
+        let c = Clock {
+            remaining: MS(60_050),
+            increment: MS(1000),
+            moves_to_go: None,
+        };
+        // Twice the 2750 ms share.
+        assert_eq!(c.extended(MS(50)), MS(5500));
+        let low = Clock {
+            remaining: MS(3_050),
+            ..c
+        };
+        // share 100 + 750 = 850 ms; twice is 1700, the cap half of 3000.
+        assert_eq!(low.budget(MS(50)), MS(850));
+        assert_eq!(low.extended(MS(50)), MS(1500));
+        let empty = Clock {
+            remaining: MS(20),
+            ..c
+        };
+        assert_eq!(empty.extended(MS(50)), MS(0));
     }
 
     #[test]

@@ -139,7 +139,9 @@ impl Go {
 
     /// The search budget for `side` to move, keeping `overhead` in reserve:
     /// nodes (the smaller of `nodes` and `depth`), time (the smaller of
-    /// `movetime - overhead` and the clock budget, [`Clock::budget`]).
+    /// `movetime - overhead` and the clock budget, [`Clock::budget`]), and
+    /// on a clock without `movetime` the longer time an unclear root may
+    /// take ([`Clock::extended`], [`Budget::time_max`]).
     /// The stop flag is left for the caller.
     pub fn budget(&self, side: Player, overhead: Duration) -> Budget {
         let nodes = match (self.nodes, self.depth) {
@@ -147,25 +149,28 @@ impl Go {
             (a, b) => a.or(b),
         };
         let i = side.index();
-        let clock = self.time[i].map(|remaining| {
-            Clock {
-                remaining: Duration::from_millis(remaining),
-                increment: Duration::from_millis(self.inc[i].unwrap_or(0)),
-                moves_to_go: self.moves_to_go,
-            }
-            .budget(overhead)
+        let clock = self.time[i].map(|remaining| Clock {
+            remaining: Duration::from_millis(remaining),
+            increment: Duration::from_millis(self.inc[i].unwrap_or(0)),
+            moves_to_go: self.moves_to_go,
         });
         let movetime = self
             .movetime
             .map(|ms| Duration::from_millis(ms).saturating_sub(overhead));
-        let time = match (movetime, clock) {
+        let time = match (movetime, clock.map(|c| c.budget(overhead))) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         };
-        Budget {
+        let budget = Budget {
             nodes: nodes.map(|n| n.max(1)),
             time: if self.infinite { None } else { time },
             ..Budget::default()
+        };
+        // On a clock (and no fixed move time), an unclear root may take
+        // longer, within the clock's cap.
+        match (clock, movetime, self.infinite) {
+            (Some(c), None, false) => budget.extended_to(c.extended(overhead)),
+            _ => budget,
         }
     }
 }

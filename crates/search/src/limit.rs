@@ -45,6 +45,13 @@ pub struct Budget {
     /// move cannot change. For comparisons of the time policy
     /// (`bundle:PATH:full` in a match).
     pub full_time: bool,
+    /// The latest a timed search may go on past [`Budget::time`] while
+    /// its root is unclear ([`Mcts::root_unclear`]): at `time` it stops
+    /// only when the choice is clear, and at `time_max` in any case. Set
+    /// by a clock's time manager (`bot::Clock::extended`), which keeps it
+    /// within the time left; `None` (the default): a search stops at
+    /// `time`.
+    pub time_max: Option<Duration>,
 }
 
 /// A budget text that is not `N`, `Nms` or `Ns` with a value above zero.
@@ -72,6 +79,15 @@ impl Budget {
             time: Some(time.min(Self::MAX_TIME)),
             ..Budget::default()
         }
+    }
+
+    /// The same budget allowed to think on up to `time_max` while its
+    /// root is unclear ([`Budget::time_max`]; at most [`Budget::MAX_TIME`],
+    /// and never below `time`).
+    pub fn extended_to(mut self, time_max: Duration) -> Self {
+        let floor = self.time.unwrap_or_default();
+        self.time_max = Some(time_max.min(Self::MAX_TIME).max(floor));
+        self
     }
 
     /// The same budget with `stop` as its stop flag.
@@ -114,6 +130,10 @@ impl Budget {
             started,
             first_visits: None,
             deadline: self.time.map(|t| started + t),
+            deadline_max: self
+                .time
+                .zip(self.time_max)
+                .map(|(t, max)| started + max.max(t)),
             last: None,
             step: Duration::ZERO,
         }
@@ -176,6 +196,9 @@ impl fmt::Display for Budget {
             (Some(n), Some(t)) => write!(f, "{n}+{}", time(t)),
             (None, None) => f.write_str("unbounded"),
         }?;
+        if let Some(t) = self.time_max {
+            write!(f, " (up to {} when unclear)", time(t))?;
+        }
         if self.full_time {
             f.write_str(" (full time)")?;
         }
@@ -195,6 +218,7 @@ impl PartialEq for Budget {
         self.nodes == other.nodes
             && self.time == other.time
             && self.full_time == other.full_time
+            && self.time_max == other.time_max
             && same_stop
     }
 }
@@ -224,6 +248,11 @@ impl<G: Game> Mcts<G> {
 /// longer change, so the time saved stays on the clock. Searches by nodes
 /// alone (self-play, node-budget matches) are never cut short, so their
 /// results do not depend on the machine's speed.
+///
+/// Thinking longer: with [`Budget::time_max`], a search of one tree that
+/// reaches its time with an unclear root ([`Mcts::root_unclear`]) goes on,
+/// step by step, until the root is clear or `time_max` comes (the same
+/// step prediction keeps it from overrunning `time_max`).
 pub struct Stopper<'a> {
     budget: &'a Budget,
     /// When the search started.
@@ -232,6 +261,9 @@ pub struct Stopper<'a> {
     first_visits: Option<u32>,
     /// When the time runs out.
     deadline: Option<Instant>,
+    /// When the time runs out for a search whose root is unclear
+    /// ([`Budget::time_max`]); at or after `deadline`.
+    deadline_max: Option<Instant>,
     /// When the previous check ran; `None` when the step since then is
     /// not measured (before the first check, after the root evaluation).
     last: Option<Instant>,
@@ -261,8 +293,20 @@ impl Stopper<'_> {
         let took = self.last.map_or(Duration::ZERO, |last| now - last);
         self.step = took.max(self.step * 3 / 4);
         self.last = Some(now);
-        now + self.step >= deadline
-            || (!self.budget.full_time && self.move_is_settled(trees, now, deadline))
+        if now + self.step >= deadline {
+            // Past the time: think on only while the root is unclear, up
+            // to the later deadline.
+            return match self.deadline_max {
+                Some(max) if now + self.step < max => !Self::unclear(trees),
+                _ => true,
+            };
+        }
+        !self.budget.full_time && self.move_is_settled(trees, now, deadline)
+    }
+
+    /// One tree whose root's choice is unclear ([`Mcts::root_unclear`]).
+    fn unclear<G: Game>(trees: &[Mcts<G>]) -> bool {
+        matches!(trees, [tree] if tree.root_unclear())
     }
 
     /// Smart pruning (see [`Stopper`]): one tree, and its leading root
@@ -351,6 +395,83 @@ mod tests {
             ..timed
         };
         assert_eq!(search(&full).0, 4000);
+    }
+
+    #[test]
+    fn an_unclear_root_thinks_on_up_to_the_later_deadline() {
+        use crate::toy::Subtract;
+        let (time, time_max) = (Duration::from_millis(30), Duration::from_millis(400));
+        // The whole time (no smart pruning), so it reaches its time.
+        let budget = Budget {
+            full_time: true,
+            ..Budget::time(time).extended_to(time_max)
+        };
+        assert_eq!(budget.time_max, Some(time_max));
+        // Two moves to the same draw: the choice never clears, so the
+        // search goes on to the later deadline (less a step).
+        use crate::toy::{Spec, TableGame};
+        use rules::Player;
+        static TWINS: [Spec; 3] = [
+            Spec::Move {
+                to_move: Player::First,
+                children: &[1, 2],
+            },
+            Spec::End {
+                to_move: Player::Second,
+                winner: None,
+            },
+            Spec::End {
+                to_move: Player::Second,
+                winner: None,
+            },
+        ];
+        // No root noise: the twins keep equal priors.
+        let config = SearchConfig {
+            dirichlet_epsilon: 0.0,
+            ..SearchConfig::default()
+        };
+        let mut tree = Mcts::new(TableGame::new(&TWINS), &config);
+        let mut rng = StdRng::seed_from_u64(1);
+        let started = Instant::now();
+        let trees = std::slice::from_mut(&mut tree);
+        Batch::new(8).run(trees, &mut UniformEvaluator, &budget, &mut rng, |_| false);
+        let took = started.elapsed();
+        assert!(
+            tree.root_unclear(),
+            "the twins are close: {:?}",
+            tree.root_children()
+        );
+        assert!(took >= time_max / 2, "stopped unclear at {took:?}");
+        assert!(
+            took < time_max + Duration::from_secs(1),
+            "overran: {took:?}"
+        );
+        // Without the extension it stops at its time.
+        let started = Instant::now();
+        let trees = std::slice::from_mut(&mut tree);
+        let plain = Budget {
+            full_time: true,
+            ..Budget::time(time)
+        };
+        Batch::new(8).run(trees, &mut UniformEvaluator, &plain, &mut rng, |_| false);
+        assert!(started.elapsed() < time_max / 2, "no extension asked for");
+        // Pile 9: the winning move soon leads clearly; no extension.
+        let mut tree = Mcts::new(Subtract::new(9), &SearchConfig::default());
+        let mut rng = StdRng::seed_from_u64(3);
+        let long = Budget::time(time).extended_to(Duration::from_secs(20));
+        let started = Instant::now();
+        let trees = std::slice::from_mut(&mut tree);
+        Batch::new(8).run(trees, &mut UniformEvaluator, &long, &mut rng, |_| false);
+        assert!(!tree.root_unclear());
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "a clear root thought on"
+        );
+        // Never below the time.
+        assert_eq!(
+            Budget::time(time).extended_to(Duration::ZERO).time_max,
+            Some(time)
+        );
     }
 
     #[test]

@@ -43,6 +43,13 @@ pub enum SearchError {
     IllegalAction(String),
 }
 
+/// [`Mcts::root_unclear`]: the second most visited root child's share of
+/// the most visited one's visits at which the choice counts as close.
+pub const CLOSE_SHARE: f64 = 0.75;
+/// [`Mcts::root_unclear`]: by how much (in `W - L`) another child's value
+/// must beat the most visited child's to count as better valued.
+pub const UNST_MARGIN: f32 = 0.02;
+
 /// One PUCT Monte-Carlo search tree (AlphaZero, Silver et al. 2018, Science
 /// 362:1140).
 ///
@@ -308,6 +315,38 @@ impl<G: Game> Mcts<G> {
         }
         visits.sort_unstable_by(|a, b| b.cmp(a));
         Some(visits[0] - visits[1])
+    }
+
+    /// Whether the root's choice is still unclear, so a timed search may
+    /// think longer ([`crate::Budget::time_max`]): the most visited child
+    /// (the move played) is not the best valued of the children with at
+    /// least a quarter of its visits, or the second most visited child has
+    /// [`CLOSE_SHARE`] of its visits or more. These are the "UNST" and
+    /// "CLOSE" extensions of Baier and Winands, "Time Management for
+    /// Monte Carlo Tree Search", IEEE TCIAIG 8(3), 2016. Never with fewer
+    /// than two visited children, a most visited child proven won, or a
+    /// root policy that does not play the most visited child (Gumbel).
+    pub fn root_unclear(&self) -> bool {
+        if self.root.selection() != RootSelection::Puct {
+            return false;
+        }
+        let children = self.root_children();
+        let mut by_visits: Vec<&ChildStats<G::Action>> =
+            children.iter().filter(|c| c.visits > 0).collect();
+        if by_visits.len() < 2 {
+            return false;
+        }
+        by_visits.sort_by_key(|c| std::cmp::Reverse(c.visits));
+        let (best, second) = (by_visits[0], by_visits[1]);
+        if best.proven == Some(1.0) {
+            return false;
+        }
+        let best_q = best.q.unwrap_or(0.0);
+        let better_valued = by_visits[1..]
+            .iter()
+            .any(|c| c.visits * 4 >= best.visits && c.q.is_some_and(|q| q > best_q + UNST_MARGIN));
+        let close = f64::from(second.visits) >= CLOSE_SHARE * f64::from(best.visits);
+        better_valued || close
     }
 
     /// The tree as the root policy reads it.
