@@ -31,24 +31,28 @@ impl Clock {
     /// before its refinements); the cap keeps a reserve, so the clock never
     /// falls below `overhead` as long as the increment covers the overhead.
     pub fn budget(&self, overhead: Duration) -> Duration {
+        let (share, cap) = self.share_and_cap(overhead);
+        share.min(cap)
+    }
+
+    /// The share of the clock a move takes and the cap on any move (see
+    /// [`Clock::budget`]).
+    fn share_and_cap(&self, overhead: Duration) -> (Duration, Duration) {
         let t = self.remaining.saturating_sub(overhead);
         let m = self.moves_to_go.unwrap_or(SUDDEN_DEATH_MOVES).max(1);
         let share = t / m + self.increment * 3 / 4;
         let cap = if m == 1 { t * 4 / 5 } else { t / 2 };
-        share.min(cap)
+        (share, cap)
     }
 
     /// The longest this move may take when its root stays unclear
     /// ([`search::Budget::time_max`]): [`EXTENSION`] times the share of
     /// [`Clock::budget`], within the same cap (half the time left, four
     /// fifths before a time control), so thinking longer never flags
-    /// either. At least [`Clock::budget`].
+    /// either. At least [`Clock::budget`] (the same share and cap).
     pub fn extended(&self, overhead: Duration) -> Duration {
-        let t = self.remaining.saturating_sub(overhead);
-        let m = self.moves_to_go.unwrap_or(SUDDEN_DEATH_MOVES).max(1);
-        let share = t / m + self.increment * 3 / 4;
-        let cap = if m == 1 { t * 4 / 5 } else { t / 2 };
-        (share * EXTENSION).min(cap).max(self.budget(overhead))
+        let (share, cap) = self.share_and_cap(overhead);
+        (share * EXTENSION).min(cap)
     }
 }
 

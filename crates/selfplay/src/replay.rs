@@ -27,7 +27,9 @@ pub struct Chunk {
     pub variant: VariantId,
     /// `Game::RULES_VERSION` the games were played under.
     pub rules_version: u32,
-    /// Generation of the network that played them.
+    /// The generation the games belong to: in a run folder the
+    /// generation they were played for (the one trained on them), in an
+    /// object store the generation of the bundle that played them.
     pub generation: u32,
     /// The games.
     pub games: Vec<GameRecord>,

@@ -338,23 +338,43 @@ function gameText(game) {
 }
 
 /// Start a game from the record in the box: a PGN (its [Variant] tag
-/// picks the variant) or a game text (`gameText`).
+/// picks the variant) or a game text (`gameText`). The menus change only
+/// once the game has started; a text that is neither is refused with a
+/// word on what the box takes.
 async function loadPgn() {
   const text = $('pgn').value;
-  const line = (key) => {
-    const m = new RegExp(`^${key}[ \\t]+(.*)$`, 'm').exec(text);
-    return m ? m[1].trim() : null;
-  };
+  const lines = text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+  const keyed = (key) => lines.find((l) => new RegExp(`^${key}(\\s|$)`).test(l));
+  const value = (key) => (keyed(key) || '').slice(key.length).trim();
   const pgnTag = /\[Variant "([^"]*)"\]/.exec(text);
-  const id = (pgnTag ? pgnTag[1] : line('variant') || '').toLowerCase();
-  const named = lab.info.variants.find((v) => v.id === id);
-  if (named) $('variant').value = named.id;
-  describeVariant();
-  const isText = !pgnTag && (line('position') != null || line('moves') != null);
-  const record = isText
-    ? { position: line('position') || 'startpos', moves: (line('moves') || '').split(/\s+/).filter(Boolean) }
-    : { pgn: text };
-  await startGame('', record);
+  const isText = !text.includes('[') && lines.some((l) => /^(variant|position|moves)(\s|$)/.test(l));
+  let variant = $('variant').value;
+  let record;
+  if (isText) {
+    const stray = lines.find((l) => !/^(variant|position|moves)(\s|$)/.test(l));
+    if (stray) return refuseRecord(`a game text has only variant, position and moves lines; not "${stray.slice(0, 40)}"`);
+    if (keyed('variant')) variant = value('variant').toLowerCase();
+    record = { position: value('position') || 'startpos', moves: value('moves').split(/\s+/).filter(Boolean) };
+  } else {
+    if (pgnTag) variant = pgnTag[1].toLowerCase();
+    const looksPgn = pgnTag || /^\s*(\[|1\.)/.test(text);
+    if (!looksPgn) {
+      return refuseRecord('paste a PGN (losers, viking) or a game text: lines "variant ID", "position TEXT" and "moves TOKENS"');
+    }
+    record = { pgn: text };
+  }
+  // A variant by its id or its name, as the server reads a [Variant] tag.
+  const named = lab.info.variants.find((v) => v.id === variant || v.name.toLowerCase() === variant);
+  if (!named) {
+    return refuseRecord(`unknown variant "${variant}" (one of ${lab.info.variants.map((v) => v.id).join(', ')})`);
+  }
+  if (await startGame('', record, named.id)) describeVariant();
+}
+
+/// Say why the Game record box's text was not started from.
+function refuseRecord(why) {
+  lab.error = `Not started: ${why}.`;
+  $('error').textContent = lab.error;
 }
 
 function renderEval(info) {
@@ -645,9 +665,10 @@ function botRequest() {
 }
 
 /// Start a new game from the menus (or from `record`: `{pgn}` or
-/// `{position, moves}`, see `api.newGame`); `note` is shown as the error
-/// line (why an old game could not be restored).
-async function startGame(note = '', record = undefined) {
+/// `{position, moves}`, see `api.newGame`, of `variant`); `note` is shown
+/// as the error line (why an old game could not be restored). Returns
+/// whether the game started.
+async function startGame(note = '', record = undefined, variant = $('variant').value) {
   lab.error = note;
   lab.pgnEdited = false;
   lab.watching = $('players').value === 'watch';
@@ -658,15 +679,18 @@ async function startGame(note = '', record = undefined) {
   lab.pv = [];
   try {
     const position = record ? undefined : $('position').value.trim() || undefined;
-    const game = await api.newGame($('variant').value, position, record);
+    const game = await api.newGame(variant, position, record);
+    // The menu follows the game once it exists (a record of another variant).
+    $('variant').value = game.variant;
     lab.busy = false;
     setState(game, []);
   } catch (e) {
     lab.error = e.message;
     $('error').textContent = e.message;
-    return;
+    return false;
   }
   maybeBot();
+  return true;
 }
 
 /// The variant menu's label of `v`: its name and its bot's generation.

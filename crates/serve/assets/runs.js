@@ -158,10 +158,20 @@ async function refresh() {
     document.body.dataset.generations = String(run.generations);
     fillTable(run.rows);
     drawCurve(run.rows);
-    const played = await getJson(`/api/runs/${encodeURIComponent(current)}/games`);
-    fillGames(played.variant, played.games);
   } catch (e) {
     $('status').textContent = `Cannot read the runs: ${e.message}`;
+    return;
+  }
+  try {
+    const played = await getJson(`/api/runs/${encodeURIComponent(current)}/games`);
+    fillGames(played.variant, played.games);
+    $('games-note').textContent = played.skipped.length
+      ? `Skipped (unreadable): ${played.skipped.join('; ')}`
+      : played.games.length ? '' : 'No self-play games yet.';
+  } catch (e) {
+    // Never leave another run's games up.
+    fillGames('', []);
+    $('games-note').textContent = `Cannot read this run's self-play games: ${e.message}`;
   }
 }
 

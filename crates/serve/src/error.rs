@@ -55,7 +55,7 @@ pub enum ApiError {
     #[error("no training runs are served (start the service with --runs DIR or --store URL)")]
     NoRuns,
     /// No run of this name in the runs folder.
-    #[error("no run {0:?} in the runs folder (see /api/runs)")]
+    #[error("no run {0:?} is served (see /api/runs)")]
     UnknownRun(String),
     /// The variant id is not one of the five.
     #[error("{0}")]

@@ -135,7 +135,18 @@ impl Service {
                     .collect()
             }
         };
+        // A followed run's variant is played by the run's bot only (its
+        // newest checkpoint that loads, as soon as there is one).
+        let followed = config.follow.as_deref().and_then(runs::run_variant);
+        let dirs: Vec<(VariantId, PathBuf)> = dirs
+            .into_iter()
+            .filter(|(v, _)| Some(*v) != followed)
+            .collect();
         let catalog = Arc::new(Catalog::load(&dirs)?);
+        if let Some(run) = &config.follow {
+            let mut follower = Follower::new(run);
+            follower.catch_up(&catalog);
+        }
         let runs_store = config
             .runs_store
             .as_deref()
@@ -144,6 +155,15 @@ impl Service {
                     url: url.to_string(),
                     reason: e.to_string(),
                 };
+                // A folder store is read, never created, here.
+                if let Ok(store::Location::Local(dir)) = store::Location::parse(url) {
+                    if !dir.is_dir() {
+                        return Err(StartError::Store {
+                            url: url.to_string(),
+                            reason: "no such folder".into(),
+                        });
+                    }
+                }
                 let store = store::Store::open(url).map_err(failed)?;
                 store.check_reachable().map_err(failed)?;
                 Ok::<_, StartError>(Arc::new(store))
@@ -291,38 +311,73 @@ pub async fn serve(
 /// How often [`follow_run`] looks for a new generation.
 pub const FOLLOW_PERIOD: std::time::Duration = std::time::Duration::from_secs(1);
 
+/// The state of following a run: the generation served and those that
+/// did not load.
+struct Follower {
+    dir: train::run::RunDir,
+    served: Option<u32>,
+    failed: std::collections::HashSet<u32>,
+}
+
+impl Follower {
+    fn new(run: &std::path::Path) -> Follower {
+        Follower {
+            dir: train::run::RunDir {
+                root: run.to_path_buf(),
+            },
+            served: None,
+            failed: std::collections::HashSet::new(),
+        }
+    }
+
+    /// Serve the run's newest checkpoint that loads and is newer than the
+    /// one served; a checkpoint that does not load is reported on stderr
+    /// once and passed over (an older one is tried). Blocking.
+    fn catch_up(&mut self, catalog: &Catalog) {
+        let mut newer: Vec<u32> = self
+            .dir
+            .checkpoints()
+            .into_iter()
+            .filter(|g| self.served.is_none_or(|s| *g > s) && !self.failed.contains(g))
+            .collect();
+        newer.sort_unstable_by(|a, b| b.cmp(a));
+        for g in newer {
+            let bundle = self.dir.checkpoint(g);
+            let loaded = model::bundle::peek_variant(&bundle)
+                .map_err(|e| e.to_string())
+                .and_then(|v| catalog.replace(v, &bundle).map_err(|e| e.to_string()));
+            match loaded {
+                Ok(()) => {
+                    self.served = Some(g);
+                    return;
+                }
+                Err(e) => {
+                    eprintln!("web lab: generation {g} of the followed run not served: {e}");
+                    self.failed.insert(g);
+                }
+            }
+        }
+    }
+}
+
 /// Follow the training run in folder `run` ([`ServeConfig::follow`]):
 /// every [`FOLLOW_PERIOD`], when the run has a checkpoint newer than the
-/// one served, load it as the bot of its variant ([`Catalog::replace`]).
-/// A checkpoint that does not load is reported on stderr once and skipped
-/// (the bot stays the previous one). Runs until aborted.
+/// one served, load the newest that loads as the bot of its variant
+/// ([`Catalog::replace`]); one that does not load is reported on stderr
+/// once and skipped (the bot stays the previous one). Runs until aborted.
 pub async fn follow_run(service: Arc<Service>, run: PathBuf) {
-    let dir = train::run::RunDir { root: run };
-    let mut served: Option<u32> = None;
+    let follower = Arc::new(std::sync::Mutex::new(Follower::new(&run)));
     let mut ticks = tokio::time::interval(FOLLOW_PERIOD);
     loop {
         ticks.tick().await;
-        let Some(newest) = dir.newest_checkpoint() else {
-            continue;
-        };
-        if served.is_some_and(|g| g >= newest) {
-            continue;
-        }
-        served = Some(newest);
-        let bundle = dir.checkpoint(newest);
-        let catalog = Arc::clone(&service.catalog);
-        let loaded = tokio::task::spawn_blocking(move || {
-            let variant = model::bundle::peek_variant(&bundle).map_err(|e| e.to_string())?;
-            catalog
-                .replace(variant, &bundle)
-                .map_err(|e| format!("{}: {e}", bundle.display()))
+        let (follower, catalog) = (Arc::clone(&follower), Arc::clone(&service.catalog));
+        let _ = tokio::task::spawn_blocking(move || {
+            let mut follower = follower
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            follower.catch_up(&catalog);
         })
         .await;
-        match loaded {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => eprintln!("web lab: generation {newest} not served: {e}"),
-            Err(e) => eprintln!("web lab: generation {newest} not served: {e}"),
-        }
     }
 }
 

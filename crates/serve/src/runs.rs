@@ -89,7 +89,7 @@ impl Run {
             Run::Dir(dir) => {
                 let replay = RunDir { root: dir.clone() }.replay();
                 let found = selfplay::replay::list_chunks(&replay)
-                    .map_err(|e| ApiError::Internal(format!("{}: {e}", replay.display())))?;
+                    .map_err(|e| ApiError::Internal(format!("the run's replay folder: {e}")))?;
                 Ok(found
                     .into_iter()
                     .map(|(g, _, path)| (g, path.to_string_lossy().into_owned()))
@@ -114,9 +114,10 @@ impl Run {
     /// The bytes of chunk `name` (from [`Run::chunks`]).
     fn chunk(&self, name: &str) -> Result<Vec<u8>, ApiError> {
         match self {
-            Run::Dir(_) => {
-                std::fs::read(name).map_err(|e| ApiError::Internal(format!("{name}: {e}")))
-            }
+            Run::Dir(_) => std::fs::read(name).map_err(|e| {
+                let short = name.rsplit('/').next().unwrap_or(name);
+                ApiError::Internal(format!("{short}: {e}"))
+            }),
             Run::Store(store) => store
                 .get(name)
                 .map_err(|e| ApiError::Internal(e.to_string()))?
@@ -192,7 +193,12 @@ fn all_runs(service: &Service) -> Result<Vec<(String, Run)>, ApiError> {
         .map(|(name, dir)| (name, Run::Dir(dir)))
         .collect();
     if let Some(store) = &service.runs_store {
-        runs.push((store_run_name(store), Run::Store(Arc::clone(store))));
+        // A folder run of the same name keeps it; the store's gets a suffix.
+        let mut name = store_run_name(store);
+        if runs.iter().any(|(n, _)| *n == name) {
+            name.push_str("-store");
+        }
+        runs.push((name, Run::Store(Arc::clone(store))));
     }
     Ok(runs)
 }
@@ -220,6 +226,26 @@ pub fn generations(text: &str) -> Vec<Value> {
 fn config_variant(config: Option<String>) -> Option<String> {
     let table: toml::Table = config?.parse().ok()?;
     table.get("variant")?.as_str().map(str::to_string)
+}
+
+/// The variant of the run folder `dir`, from its `config.toml`; `None`
+/// without one that names a known variant.
+pub fn run_variant(dir: &Path) -> Option<VariantId> {
+    config_variant(Run::Dir(dir.to_path_buf()).text(CONFIG))?
+        .parse()
+        .ok()
+}
+
+/// Whether `dir` looks like a training run folder: it has the run's
+/// config or its checkpoints folder (a run being started has one of them
+/// within a second).
+pub fn looks_like_run(dir: &Path) -> bool {
+    dir.join(CONFIG).is_file()
+        || !RunDir {
+            root: dir.to_path_buf(),
+        }
+        .checkpoints()
+        .is_empty()
 }
 
 /// A run's summary and its generations: name, variant, generations so
@@ -298,58 +324,80 @@ pub async fn get(
 /// and its moves as the lab's move tokens, so `POST /api/games` with
 /// `position` and `moves` sets it on the board: `{"variant", "games":
 /// [{"generation", "chunk", "index", "start", "moves", "winner" (a side's
-/// name or null), "ply_capped"}]}`.
+/// name or null), "ply_capped"}], "skipped": [...]}`; `generation` is the
+/// chunk's ([`selfplay::replay::Chunk::generation`]), `skipped` names the
+/// chunks that did not read (corrupt, truncated, other rules).
 ///
 /// # Errors
 /// [`ApiError::NoRuns`] without runs; [`ApiError::UnknownRun`];
-/// [`ApiError::Internal`] naming the file for a run whose config names no
-/// known variant, an unreadable replay folder or a corrupt chunk.
+/// [`ApiError::Internal`] for a run without a readable config or whose
+/// config names no known variant, or an unreadable replay folder.
 pub async fn games(
     State(service): State<Arc<Service>>,
     ApiPath(name): ApiPath<String>,
 ) -> Result<Json<Value>, ApiError> {
     let (name, run) = find_run(&service, name)?;
     let answer = blocking(move || {
-        let variant: VariantId = config_variant(run.text(CONFIG))
+        let config = run.text(CONFIG).ok_or_else(|| {
+            ApiError::Internal(format!(
+                "run {name}: no readable {CONFIG} (the run's config)"
+            ))
+        })?;
+        let variant: VariantId = config_variant(Some(config))
             .and_then(|v| v.parse().ok())
             .ok_or_else(|| {
-                ApiError::Internal(format!(
-                    "run {name}: its config.toml names no known variant"
-                ))
+                ApiError::Internal(format!("run {name}: its {CONFIG} names no known variant"))
             })?;
-        let games = rules::with_variant!(variant, G => newest_games::<G>(&run))?;
-        Ok(json!({ "variant": variant.as_str(), "games": games }))
+        let (games, skipped) = rules::with_variant!(variant, G => newest_games::<G>(&run))?;
+        Ok(json!({ "variant": variant.as_str(), "games": games, "skipped": skipped }))
     })
     .await?;
     Ok(Json(answer))
 }
 
 /// The newest [`NEWEST_GAMES`] self-play games of `run`, read from its
-/// replay chunks, the newest chunk first.
-fn newest_games<G: BotGame>(run: &Run) -> Result<Vec<Value>, ApiError> {
+/// replay chunks, the newest chunk first; a chunk that does not read or
+/// replay is skipped and named (by its file or key name, never the
+/// server's path) in the second list.
+fn newest_games<G: BotGame>(run: &Run) -> Result<(Vec<Value>, Vec<String>), ApiError> {
     let mut out = Vec::new();
+    let mut skipped = Vec::new();
     for (generation, name) in run.chunks()?.iter().rev() {
-        let chunk = selfplay::replay::decode_chunk_for::<G>(&run.chunk(name)?, Path::new(name))
-            .map_err(|e| ApiError::Internal(e.to_string()))?;
         let short = name.rsplit('/').next().unwrap_or(name);
-        for (index, record) in chunk.games.iter().enumerate().rev() {
-            let moves = move_tokens::<G>(record)
-                .map_err(|e| ApiError::Internal(format!("{name}: game {index}: {e}")))?;
-            out.push(json!({
-                "generation": generation,
-                "chunk": short,
-                "index": index,
-                "start": record.start,
-                "moves": moves,
-                "winner": record.winner.map(|p| G::SIDES[usize::from(p == Player::Second)]),
-                "ply_capped": record.ply_capped,
-            }));
-            if out.len() == NEWEST_GAMES {
-                return Ok(out);
-            }
+        let games = run.chunk(name).and_then(|bytes| {
+            let chunk = selfplay::replay::decode_chunk_for::<G>(&bytes, Path::new(short))
+                .map_err(|e| ApiError::Internal(e.to_string()))?;
+            chunk
+                .games
+                .iter()
+                .enumerate()
+                .rev()
+                .map(|(index, record)| {
+                    let moves = move_tokens::<G>(record).map_err(|e| {
+                        ApiError::Internal(format!("{short}: game {}: {e}", index + 1))
+                    })?;
+                    Ok(json!({
+                        "generation": generation,
+                        "chunk": short,
+                        "index": index,
+                        "start": record.start,
+                        "moves": moves,
+                        "winner": record.winner.map(|p| G::SIDES[usize::from(p == Player::Second)]),
+                        "ply_capped": record.ply_capped,
+                    }))
+                })
+                .collect::<Result<Vec<Value>, ApiError>>()
+        });
+        match games {
+            Ok(games) => out.extend(games),
+            Err(e) => skipped.push(e.to_string()),
+        }
+        if out.len() >= NEWEST_GAMES {
+            out.truncate(NEWEST_GAMES);
+            break;
         }
     }
-    Ok(out)
+    Ok((out, skipped))
 }
 
 /// A self-play game's moves as the lab's whole-turn move tokens.

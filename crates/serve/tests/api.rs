@@ -1177,3 +1177,50 @@ async fn a_game_text_of_start_and_moves_sets_up_any_variant() {
         "not both",
     );
 }
+
+#[tokio::test]
+async fn a_followed_run_plays_its_newest_checkpoint_that_loads() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("shakti-run");
+    let checkpoint = |g: u32| run.join(format!("checkpoints/gen-{g:06}"));
+    std::fs::create_dir_all(checkpoint(1)).unwrap();
+    std::fs::write(run.join("config.toml"), "variant = \"shakti\"\n").unwrap();
+    // Generation 1: the shipped weights, numbered 1 in its model.json.
+    let shipped = models().join("shakti");
+    std::fs::copy(
+        shipped.join("model.safetensors"),
+        checkpoint(1).join("model.safetensors"),
+    )
+    .unwrap();
+    let mut meta: Value =
+        serde_json::from_str(&std::fs::read_to_string(shipped.join("model.json")).unwrap())
+            .unwrap();
+    meta["generation"] = json!(1);
+    std::fs::write(checkpoint(1).join("model.json"), meta.to_string()).unwrap();
+    // Generation 2: a damaged checkpoint.
+    std::fs::create_dir_all(checkpoint(2)).unwrap();
+    std::fs::write(checkpoint(2).join("model.json"), "{ not json").unwrap();
+
+    let mut config = ServeConfig::new(models());
+    config.follow = Some(run.clone());
+    let service = Arc::new(Service::new(config).unwrap());
+    let (status, body) = get(&service, "/api/variants").await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(body["live"], true);
+    let generation = |id: &str| {
+        body["variants"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|v| v["id"] == id)
+            .unwrap()["generation"]
+            .clone()
+    };
+    // The run's generation 1, not the shipped bundle nor the broken 2.
+    assert_eq!(generation("shakti"), json!(1));
+    // The other variants keep their shipped bots.
+    let losers: Value =
+        serde_json::from_str(&std::fs::read_to_string(models().join("losers/model.json")).unwrap())
+            .unwrap();
+    assert_eq!(generation("losers"), losers["generation"]);
+}

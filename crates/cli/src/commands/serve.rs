@@ -130,16 +130,25 @@ impl Drop for LabBeside {
     }
 }
 
-/// Serve the web lab on `addr` while the run in `run_dir` trains: each
-/// variant's bundle from the search path, except the run's variant, whose
-/// bot follows the run's newest generation ([`ServeConfig::follow`]), and
+/// Serve the web lab on `addr` while the run of `variant` in `run_dir`
+/// trains: each variant's bundle from the search path, except the run's
+/// variant, whose bot follows the run's newest generation
+/// ([`ServeConfig::follow`]; none until its first checkpoint), and
 /// the run's page at /runs. Binds before it returns (a taken port is an
 /// error now, not after the first generation).
 ///
 /// # Errors
 /// A broken bundle on the search path, or an address that cannot be bound.
-pub fn serve_beside(addr: SocketAddr, run_dir: &Path) -> Result<LabBeside> {
+pub fn serve_beside(
+    addr: SocketAddr,
+    run_dir: &Path,
+    variant: rules::VariantId,
+) -> Result<LabBeside> {
     let mut config = search_path_config();
+    // The run's variant is played by the run's bot only.
+    if let Some(bundles) = &mut config.bundles {
+        bundles.retain(|dir| model::bundle::peek_variant(dir).ok() != Some(variant));
+    }
     config.follow = Some(run_dir.to_path_buf());
     config.runs = Some(run_dir.to_path_buf());
     // Two searches at most: the training run has the cores.
@@ -187,7 +196,19 @@ pub fn run(args: ServeArgs) -> Result<()> {
     };
     if let Some(run) = &args.follow {
         if !run.is_dir() {
-            anyhow::bail!("--follow {}: no such folder", run.display());
+            let what = if run.exists() {
+                "not a folder"
+            } else {
+                "no such folder"
+            };
+            anyhow::bail!("--follow {}: {what}", run.display());
+        }
+        if !serve::runs::looks_like_run(run) {
+            anyhow::bail!(
+                "--follow {}: not a training run folder (it has no config.toml and no checkpoints; \
+                 give the run's own folder, such as runs/shakti)",
+                run.display()
+            );
         }
         config.follow = Some(run.clone());
         config.runs = Some(run.clone());

@@ -83,7 +83,8 @@ pub struct TrainArgs {
     /// played by its newest generation, replaced as each one is written,
     /// and the run's page at /runs shows its generations, learning curve
     /// and newest self-play games. The lab stops when training ends
-    /// (`lokizero serve --follow RUN_DIR` serves a run on its own).
+    /// (`lokizero serve --follow RUN_DIR` serves a run on its own). Not
+    /// with --store (`lokizero serve --store URL` shows such a run).
     #[arg(long, value_name = "ADDR", conflicts_with = "store")]
     serve: Option<std::net::SocketAddr>,
     /// Hide progress bars.
@@ -197,7 +198,7 @@ pub fn run(args: TrainArgs) -> Result<()> {
     }
     let _lab = args
         .serve
-        .map(|addr| super::serve::serve_beside(addr, &run_dir))
+        .map(|addr| super::serve::serve_beside(addr, &run_dir, config.variant))
         .transpose()?;
     let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?);
     println!(

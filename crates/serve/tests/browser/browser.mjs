@@ -830,6 +830,19 @@ async function main() {
     const error = await page.textContent('#error');
     assert(error.includes('move 1 ("a1a1")'), `error: ${error}`);
     assert((await game(page)).position === kept.position, 'the game is unchanged');
+    // A refused record of another variant leaves the menu on the game's.
+    await page.fill('#pgn', 'variant hnefatafl\nposition garbage\nmoves\n');
+    await page.click('#pgn-load');
+    await page.waitForFunction(() => !/a1a1/.test(document.getElementById('error').textContent), null, { timeout: 10000 });
+    assert((await page.inputValue('#variant')) === kept.variant, 'the menu stayed on the game');
+    // Text that is no record says what the box takes.
+    for (const [text, needle] of [['asdf qwer', 'paste a PGN'], ['variant chess\nmoves', 'unknown variant "chess"'], ['variant shakti\n1. d2d3', 'only variant, position and moves']]) {
+      await page.fill('#pgn', text);
+      await page.click('#pgn-load');
+      const said = await page.textContent('#error');
+      assert(said.includes(needle), `"${text}": ${said}`);
+    }
+    assert((await game(page)).position === kept.position, 'still the same game');
   });
 
   await test('losers: a whole game, bot against bot', async () => {

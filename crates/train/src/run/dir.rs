@@ -36,7 +36,7 @@ impl RunDir {
     }
 
     /// The generations that have a checkpoint folder, unordered.
-    fn checkpoints(&self) -> Vec<u32> {
+    pub fn checkpoints(&self) -> Vec<u32> {
         let Ok(entries) = std::fs::read_dir(self.root.join("checkpoints")) else {
             return Vec::new();
         };
