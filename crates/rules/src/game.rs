@@ -43,7 +43,8 @@ pub enum EndReason {
     Stalemate,
     /// Shakti: neither side can move.
     NoMovesEitherSide,
-    /// Tafl: the side to move has no legal action (draw).
+    /// Tafl: the side to move has no legal action (a draw in `hnefatafl`
+    /// and `loki`, a loss for that side in `copenhagen`).
     NoLegalAction,
     /// The same position occurred for the third time.
     ThreefoldRepetition,

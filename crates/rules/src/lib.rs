@@ -76,5 +76,5 @@ pub use game::{ActionError, EndReason, Game, NotationError, Outcome, Player, Pos
 pub use geometry::Geometry;
 pub use perft::{perft, perft_divide, perft_turns, perft_turns_divide};
 pub use shakti::{Shakti, ShaktiAction};
-pub use tafl::{Hnefatafl, Loki};
+pub use tafl::{Copenhagen, Hnefatafl, Loki};
 pub use variant::{Variant, VariantId};

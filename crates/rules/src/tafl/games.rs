@@ -1,6 +1,6 @@
-//! The two tafl variants behind [`crate::Game`]: [`Hnefatafl`]
-//! (`docs/rules.md` §3) and [`Loki`] (§4), thin wrappers over one
-//! [`Tafl`] state.
+//! The tafl games behind [`crate::Game`]: [`Hnefatafl`]
+//! (`docs/rules.md` §3), [`Loki`] (§4) and [`Copenhagen`] (§6), thin
+//! wrappers over one [`Tafl`] state.
 
 use super::action::TaflAction;
 use super::state::{Pending, Tafl};
@@ -16,8 +16,11 @@ pub const HNEFATAFL_START: &str =
 pub const LOKI_START: &str =
     "3sssss3/5w5/11/s4W4s/s3SSS3s/st1TSKSH1hs/s3SSS3s/s4G4s/11/5g5/3sssss3 a 3333/3333 -";
 
+/// `copenhagen` start position (`docs/rules.md` §6): the `hnefatafl` one.
+pub const COPENHAGEN_START: &str = HNEFATAFL_START;
+
 macro_rules! tafl_game {
-    ($name:ident, $start:expr, $loki:expr, $doc:literal) => {
+    ($name:ident, $start:expr, $loki:expr, $copenhagen:expr, $doc:literal) => {
         #[doc = $doc]
         #[derive(Clone, Debug)]
         pub struct $name(pub Tafl);
@@ -45,14 +48,14 @@ macro_rules! tafl_game {
 
             fn start() -> Self {
                 // The constant start text is known to parse.
-                match Tafl::parse($start, $loki) {
+                match Tafl::parse_rules($start, $loki, $copenhagen) {
                     Ok(t) => $name(t),
                     Err(e) => unreachable!("start position: {e}"),
                 }
             }
 
             fn from_text(text: &str) -> Result<Self, PositionError> {
-                Tafl::parse(text, $loki).map($name)
+                Tafl::parse_rules(text, $loki, $copenhagen).map($name)
             }
 
             fn to_text(&self) -> String {
@@ -114,13 +117,22 @@ tafl_game!(
     Hnefatafl,
     HNEFATAFL_START,
     false,
+    false,
     "Hnefatafl (`docs/rules.md` §3): every action is a whole plain move."
 );
 tafl_game!(
     Loki,
     LOKI_START,
     true,
+    false,
     "Loki Chess (`docs/rules.md` §4): hnefatafl plus special pieces and powers; exchanges and commands are split into atomic actions (see [`TaflAction`])."
+);
+tafl_game!(
+    Copenhagen,
+    COPENHAGEN_START,
+    false,
+    true,
+    "Copenhagen Hnefatafl (`docs/rules.md` §6): the `hnefatafl` board and notation under the Copenhagen rulings; every action is a whole plain move."
 );
 
 impl Tafl {

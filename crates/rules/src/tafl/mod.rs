@@ -1,6 +1,8 @@
-//! Tafl: `hnefatafl` (`docs/rules.md` §3) and `loki` (§4) on one
-//! mechanism. `loki` is `hnefatafl` plus data-driven special pieces and
-//! power uses; `hnefatafl` is `loki` with neither.
+//! Tafl: `hnefatafl` (`docs/rules.md` §3), `loki` (§4) and `copenhagen`
+//! (§6) on one mechanism. `loki` is `hnefatafl` plus data-driven special
+//! pieces and power uses; `hnefatafl` is `loki` with neither; `copenhagen`
+//! is `hnefatafl` with the ruleset switch [`Tafl::parse_rules`] set (the
+//! board-level differences are in [`copenhagen`]).
 //!
 //! Modules: [`board`] (squares, pieces, the sandwich test), [`turn`] (full
 //! turns and their tokens), [`action`] (atomic sub-decisions), [`state`]
@@ -24,6 +26,7 @@
 
 pub mod action;
 pub mod board;
+pub mod copenhagen;
 pub mod describe;
 pub mod games;
 mod movegen;
@@ -33,7 +36,7 @@ pub mod state;
 pub mod turn;
 
 pub use action::{turn_text, TaflAction};
-pub use games::{Hnefatafl, Loki, HNEFATAFL_START, LOKI_START};
+pub use games::{Copenhagen, Hnefatafl, Loki, COPENHAGEN_START, HNEFATAFL_START, LOKI_START};
 pub use perft::{perft_atomic, perft_turns};
 pub use state::{Pending, Tafl};
 pub use turn::Turn;

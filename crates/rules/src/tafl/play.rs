@@ -4,8 +4,9 @@
 
 use super::action::TaflAction;
 use super::board::{bit, sandwiched, squares_of, step, Kind, CORNER_MASK};
+use super::copenhagen;
 use super::movegen::{for_each_rook_move, play_rook_move, remove_captured};
-use super::state::{Pending, Tafl, COMMAND, EXCHANGE, FREEZE, HOP};
+use super::state::{cells_hash, Pending, Tafl, COMMAND, EXCHANGE, FREEZE, HOP};
 use super::turn::Turn;
 use crate::{EndReason, Outcome, Player};
 
@@ -106,7 +107,18 @@ impl Tafl {
     /// A winning move (king to a corner) still makes its captures.
     fn move_piece(&mut self, from: u8, to: u8) {
         let (from, to) = (from as usize, to as usize);
-        if play_rook_move(&mut self.cells, from, to, self.side) {
+        if self.copenhagen {
+            let result = copenhagen::play_move(&mut self.cells, from, to, self.side);
+            if result.captured {
+                // No earlier position can come back: fewer pieces now.
+                self.seen.clear();
+            }
+            if result.king_captured
+                || (self.side == Player::First && copenhagen::encircled(&self.cells))
+            {
+                self.outcome = Some(Outcome::win(Player::First, EndReason::KingCaptured));
+            }
+        } else if play_rook_move(&mut self.cells, from, to, self.side) {
             self.outcome = Some(Outcome::win(Player::First, EndReason::KingCaptured));
         }
         let king_moved = matches!(self.cells[to], Some(p) if p.kind == Kind::King);
@@ -151,15 +163,18 @@ impl Tafl {
         let code = self.side_code(turn);
         let earlier = self.history.iter().filter(|&&c| c == code).count();
         self.history.push(code);
-        if earlier == 1 {
+        if earlier == 1 && !self.copenhagen {
             self.banned.push(code);
         }
         self.frozen = self.freezing;
         self.freezing = 0;
         self.pending = Pending::None;
         self.side = self.side.opponent();
+        if self.copenhagen {
+            self.seen.push(cells_hash(&self.cells, self.side));
+        }
         if self.outcome.is_none() && !self.any_legal() {
-            self.outcome = Some(Outcome::draw(EndReason::NoLegalAction));
+            self.outcome = Some(self.no_legal_outcome());
         }
     }
 }

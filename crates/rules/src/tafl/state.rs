@@ -58,9 +58,14 @@ pub struct Tafl {
     /// Turn codes (with side bit) already played twice: refused.
     pub(crate) banned: Vec<u32>,
     pub(crate) ply: u32,
+    /// The `copenhagen` rulings (`docs/rules.md` §6) instead of §3's.
+    pub(crate) copenhagen: bool,
+    /// Copenhagen: board hashes ([`cells_hash`]) of the positions since the
+    /// last capture, for the defenders' repetition ban.
+    pub(crate) seen: Vec<u64>,
 }
 
-clone_reusing_vecs!(Tafl; history, banned);
+clone_reusing_vecs!(Tafl; history, banned, seen);
 
 /// Zobrist family of tafl position hashes.
 const ZOBRIST_FAMILY: u64 = 0x7AF1;
@@ -73,6 +78,16 @@ impl Tafl {
     /// # Errors
     /// [`PositionError`] for any malformed field or impossible position.
     pub fn parse(text: &str, loki: bool) -> Result<Tafl, PositionError> {
+        Tafl::parse_rules(text, loki, false)
+    }
+
+    /// [`Tafl::parse`] with the ruleset switch: `copenhagen == true` reads a
+    /// `hnefatafl` text (no powers) under the `copenhagen` rulings
+    /// (`docs/rules.md` §6).
+    ///
+    /// # Errors
+    /// As [`Tafl::parse`].
+    pub fn parse_rules(text: &str, loki: bool, copenhagen: bool) -> Result<Tafl, PositionError> {
         let fields: Vec<&str> = text.split_whitespace().collect();
         if fields.len() != 2 && fields.len() != 4 {
             return Err(PositionError::FieldCount {
@@ -113,11 +128,16 @@ impl Tafl {
             history: Vec::new(),
             banned: Vec::new(),
             ply: 0,
+            copenhagen,
+            seen: Vec::new(),
         };
         game.validate()?;
+        if copenhagen {
+            game.seen.push(cells_hash(&game.cells, game.side));
+        }
         game.outcome = game.static_outcome();
         if game.outcome.is_none() && !game.any_legal() {
-            game.outcome = Some(Outcome::draw(EndReason::NoLegalAction));
+            game.outcome = Some(game.no_legal_outcome());
         }
         Ok(game)
     }
@@ -156,9 +176,22 @@ impl Tafl {
         Ok(())
     }
 
+    /// The end when the side to move has no legal action: a draw in
+    /// `hnefatafl` and `loki`, a loss for that side in `copenhagen`.
+    pub(crate) fn no_legal_outcome(&self) -> Outcome {
+        if self.copenhagen {
+            Outcome::win(self.side.opponent(), EndReason::NoLegalAction)
+        } else {
+            Outcome::draw(EndReason::NoLegalAction)
+        }
+    }
+
     /// Outcome visible on the board alone: no king (captured) or the king
-    /// on a corner (escaped).
+    /// on a corner (escaped); in `copenhagen` also the defenders encircled.
     fn static_outcome(&self) -> Option<Outcome> {
+        if self.copenhagen && super::copenhagen::encircled(&self.cells) {
+            return Some(Outcome::win(Player::First, EndReason::KingCaptured));
+        }
         match self.king_square() {
             None => Some(Outcome::win(Player::First, EndReason::KingCaptured)),
             Some(k) if CORNER_MASK & bit(k) != 0 => {
@@ -196,8 +229,10 @@ impl Tafl {
     }
 
     /// True when some turn is refused by the repetition ban for either side.
+    /// In `copenhagen`: true once a position since the last capture, other
+    /// than the current one, is on record (a defenders' move may be refused).
     pub fn has_refusals(&self) -> bool {
-        !self.banned.is_empty()
+        !self.banned.is_empty() || self.seen.len() > 1
     }
 
     /// Square of the king, if on the board.
@@ -215,8 +250,16 @@ impl Tafl {
     /// move, hop or commanded move can win only when it lands next to the
     /// king; an exchange's second part is kept (its first square is in the
     /// pending state); freezing and an exchange's first part capture nothing.
+    ///
+    /// In `copenhagen` every action is marked: any move may leave the
+    /// opponent without a legal move (a loss there), and any attackers'
+    /// move may complete an encirclement.
     pub fn win_candidates(&self, legal: &[TaflAction], out: &mut Vec<bool>) {
         out.clear();
+        if self.copenhagen {
+            out.resize(legal.len(), true);
+            return;
+        }
         let king = self.king_square();
         let next_to_king =
             |to: u8| king.is_some_and(|k| (0..4).any(|d| step(k, d) == Some(to as usize)));
@@ -264,13 +307,7 @@ impl Tafl {
     /// Hash of board, side to move, power uses, frozen pieces and any
     /// pending part of a turn.
     pub fn hash(&self) -> u64 {
-        let mut h = 0u64;
-        for (sq, c) in self.cells.iter().enumerate() {
-            if let Some(p) = c {
-                let piece = p.side.index() * 6 + p.kind as usize;
-                h ^= zobrist::key(ZOBRIST_FAMILY, (piece * 121 + sq) as u64);
-            }
-        }
+        let mut h = cells_hash(&self.cells, Player::First);
         for sq in squares_of(self.frozen) {
             h ^= zobrist::key(ZOBRIST_FAMILY, (2000 + sq) as u64);
         }
@@ -293,6 +330,22 @@ impl Tafl {
         }
         h
     }
+}
+
+/// Hash of the board and the side to move (the part of [`Tafl::hash`] that
+/// a `copenhagen` position has: no powers, frozen pieces or pending parts).
+pub(crate) fn cells_hash(cells: &Cells, side: Player) -> u64 {
+    let mut h = 0u64;
+    for (sq, c) in cells.iter().enumerate() {
+        if let Some(p) = c {
+            let piece = p.side.index() * 6 + p.kind as usize;
+            h ^= zobrist::key(ZOBRIST_FAMILY, (piece * 121 + sq) as u64);
+        }
+    }
+    if side == Player::Second {
+        h ^= zobrist::key(ZOBRIST_FAMILY, 1);
+    }
+    h
 }
 
 fn field_error(field: &'static str, text: &str, reason: &str) -> PositionError {
