@@ -180,6 +180,16 @@ mod tests {
     }
 
     #[test]
+    fn exported_and_round_trips() {
+        let mut game = crate::Copenhagen::start();
+        play(&mut game, "d1d3");
+        let text = game.to_text();
+        assert_eq!(Copenhagen::from_text(&text).map(|g| g.to_text()), Ok(text));
+        // Powers and special pieces are refused, as in hnefatafl.
+        assert!(Copenhagen::from_text(&format!("{COPENHAGEN_START} 3333/3333 -")).is_err());
+    }
+
+    #[test]
     fn start_is_the_hnefatafl_start() {
         let game = Copenhagen::start();
         assert_eq!(game.to_text(), COPENHAGEN_START);
@@ -338,6 +348,25 @@ mod tests {
         );
         play(&mut game, "e5e1");
         assert_eq!((at(&game, "c1"), at(&game, "d1")), (Some('S'), Some('S')));
+    }
+
+    #[test]
+    fn shieldwall_by_the_defenders_with_the_king() {
+        // k4 k5 on the k-file edge, j4 j5 in front; the king on k3 closes
+        // one end, the defender arriving on k6 the other.
+        let pieces = [
+            ("k4", 's'),
+            ("k5", 's'),
+            ("j4", 'S'),
+            ("j5", 'S'),
+            ("k3", 'K'),
+            ("h6", 'S'),
+            ("a9", 's'),
+        ];
+        let mut game = position(&pieces, 'd');
+        play(&mut game, "h6k6");
+        assert_eq!((at(&game, "k4"), at(&game, "k5")), (None, None));
+        assert_eq!(game.outcome(), None);
     }
 
     #[test]
