@@ -181,7 +181,8 @@ mod tests {
 
     #[test]
     fn exported_and_round_trips() {
-        let mut game = crate::Copenhagen::start();
+        use crate::Copenhagen as Exported;
+        let mut game = Exported::start();
         play(&mut game, "d1d3");
         let text = game.to_text();
         assert_eq!(Copenhagen::from_text(&text).map(|g| g.to_text()), Ok(text));
