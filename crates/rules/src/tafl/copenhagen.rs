@@ -200,6 +200,17 @@ mod tests {
     }
 
     #[test]
+    fn start_perft_agrees_with_hnefatafl_while_the_rules_cannot_differ() {
+        // In three plies no king, shieldwall or encirclement capture and no
+        // repetition is possible: the counts are hnefatafl's (§3). At four
+        // plies the defenders' repetition ban already differs (a move and
+        // its undoing on both sides recreates the start).
+        let start = Copenhagen::start();
+        let counts: Vec<u64> = (1..=3).map(|d| crate::perft(&start, d)).collect();
+        assert_eq!(counts, [116, 6788, 806344]);
+    }
+
+    #[test]
     fn custodial_capture() {
         let mut game = position(&[("e3", 'S'), ("d3", 's'), ("f1", 's'), ("f9", 'K')], 'a');
         play(&mut game, "f1f3");
