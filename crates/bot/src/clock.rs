@@ -48,11 +48,16 @@ impl Clock {
     /// The longest this move may take when its root stays unclear
     /// ([`search::Budget::time_max`]): [`EXTENSION`] times the share of
     /// [`Clock::budget`], within the same cap (half the time left, four
-    /// fifths before a time control), so thinking longer never flags
-    /// either. At least [`Clock::budget`] (the same share and cap).
+    /// fifths before a time control) and at most a tenth of the time left,
+    /// so a low clock is not spent on thinking longer. At least
+    /// [`Clock::budget`].
     pub fn extended(&self, overhead: Duration) -> Duration {
         let (share, cap) = self.share_and_cap(overhead);
-        (share * EXTENSION).min(cap)
+        let left = self.remaining.saturating_sub(overhead);
+        (share * EXTENSION)
+            .min(cap)
+            .min(left / 10)
+            .max(self.budget(overhead))
     }
 }
 
@@ -90,9 +95,16 @@ mod tests {
             remaining: MS(3_050),
             ..c
         };
-        // share 100 + 750 = 850 ms; twice is 1700, the cap half of 3000.
+        // share 100 + 750 = 850 ms; twice is 1700, but a tenth of the
+        // 3000 ms left is 300: no extension on a low clock.
         assert_eq!(low.budget(MS(50)), MS(850));
-        assert_eq!(low.extended(MS(50)), MS(1500));
+        assert_eq!(low.extended(MS(50)), MS(850));
+        let mid = Clock {
+            remaining: MS(20_050),
+            ..c
+        };
+        // share 666 + 750 = 1416 ms; twice 2833, a tenth of 20 s is 2000.
+        assert_eq!(mid.extended(MS(50)), MS(2000));
         let empty = Clock {
             remaining: MS(20),
             ..c

@@ -88,7 +88,7 @@ pub use limit::{Budget, BudgetError, Stopper};
 pub use root::RootSelection;
 pub use run::{run_batched, search};
 pub use step::{Batch, BatchedSearch, TreeWork};
-pub use tree::{ChildStats, Mcts, SearchError};
+pub use tree::{ChildStats, Mcts, SearchError, CLOSE_SHARE, UNST_MARGIN};
 
 /// Bytes per tree node, not counting the action stored beside it
 /// (`size_of::<G::Action>()` more per node).
