@@ -8,7 +8,7 @@
 
 use super::action::TaflAction;
 use super::board::{bit, landing_captures, squares_of, step, Cells, Kind, SPECIAL_MASK};
-use super::state::{cells_hash, Pending, Tafl, COMMAND, EXCHANGE, FREEZE, HOP, POWER_KIND};
+use super::state::{Pending, Tafl, COMMAND, EXCHANGE, FREEZE, HOP, POWER_KIND};
 use super::turn::Turn;
 use crate::Player;
 
@@ -99,25 +99,9 @@ impl Tafl {
     #[inline]
     pub(crate) fn banned(&self, turn: Turn) -> bool {
         if self.copenhagen {
-            return self.repeats(turn);
+            return self.copenhagen_repeats(turn);
         }
         !self.banned.is_empty() && self.banned.contains(&self.side_code(turn))
-    }
-
-    /// Copenhagen repetition ban (`docs/rules.md` §6): a defenders' move
-    /// may not recreate a position (board and side to move) that occurred
-    /// since the last capture; a capturing move never does.
-    fn repeats(&self, turn: Turn) -> bool {
-        let Turn::Move { from, to } = turn else {
-            return false;
-        };
-        if self.side != Player::Second {
-            return false;
-        }
-        let mut after = self.cells;
-        let result =
-            super::copenhagen::play_move(&mut after, from as usize, to as usize, self.side);
-        !result.captured && self.seen.contains(&cells_hash(&after, Player::First))
     }
 
     /// Pieces the side to move may choose as its own piece of an exchange,

@@ -178,3 +178,20 @@ impl Tafl {
         }
     }
 }
+
+impl Tafl {
+    /// Copenhagen repetition ban (`docs/rules.md` §6): a defenders' move
+    /// may not recreate a position (board and side to move) that occurred
+    /// since the last capture; a capturing move never does.
+    pub(crate) fn copenhagen_repeats(&self, turn: Turn) -> bool {
+        let Turn::Move { from, to } = turn else {
+            return false;
+        };
+        if self.side != Player::Second {
+            return false;
+        }
+        let mut after = self.cells;
+        let result = copenhagen::play_move(&mut after, from as usize, to as usize, self.side);
+        !result.captured && self.seen.contains(&cells_hash(&after, Player::First))
+    }
+}
