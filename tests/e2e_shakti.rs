@@ -544,3 +544,58 @@ fn extends_and_set_are_recorded_in_the_run_and_resume() {
         before
     );
 }
+
+/// `--init-from` a bundle of another variant whose encoding has the same
+/// planes (the shipped hnefatafl network for a copenhagen run): the run
+/// starts from its network as a copenhagen lineage, without the other
+/// variant's measurements.
+#[test]
+fn init_from_takes_a_variant_with_the_same_encoding() {
+    let tmp = tempfile::tempdir().unwrap();
+    let config = TINY
+        .replace("variant = \"shakti\"", "variant = \"copenhagen\"")
+        .replace("generations = 2", "generations = 1")
+        .replace("blocks = 1", "blocks = 3")
+        .replace("filters = 8", "filters = 32")
+        .replace("value_hidden = 16", "value_hidden = 64")
+        .replace("games_per_generation = 6", "games_per_generation = 2")
+        .replace("concurrent_games = 6", "concurrent_games = 2")
+        .replace("games_per_chunk = 3", "games_per_chunk = 2")
+        .replace("ply_cap = 60", "ply_cap = 30");
+    let config = write_config(tmp.path(), &config);
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/hnefatafl");
+    let run = tmp.path().join("run");
+    let out = lokizero(&[
+        "train",
+        "--config",
+        &config,
+        "--run-dir",
+        run.to_str().unwrap(),
+        "--init-from",
+        source.to_str().unwrap(),
+        "--quiet",
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("a hnefatafl network starts this copenhagen run"),
+        "{err}"
+    );
+    let read = |path: &Path| -> serde_json::Value {
+        serde_json::from_slice(&std::fs::read(path.join("model.json")).unwrap()).unwrap()
+    };
+    let parent = read(&source);
+    let g = parent["generation"].as_u64().unwrap();
+    let first = read(&run.join(format!("checkpoints/gen-{g:06}")));
+    assert_eq!(first["variant"], "copenhagen");
+    assert_eq!(first["weights_sha256"], parent["weights_sha256"]);
+    assert!(first["strength"].is_null(), "{first}");
+    assert!(first["lineage"]["promoted_by"].is_null(), "{first}");
+    let next = read(&run.join(format!("checkpoints/gen-{:06}", g + 1)));
+    assert_eq!(next["variant"], "copenhagen");
+    let ancestors = next["lineage"]["ancestors"].as_array().unwrap();
+    assert_eq!(
+        ancestors.last().unwrap()["weights_sha256"],
+        parent["weights_sha256"]
+    );
+}

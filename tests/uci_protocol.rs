@@ -148,7 +148,7 @@ fn handshake_is_fast_and_complete() {
     assert!(lines[0].starts_with("id name lokizero"), "{lines:?}");
     assert!(lines.iter().any(|l| l.starts_with("id author ")));
     for expected in [
-        "option name UCI_Variant type combo default losers var losers var viking var hnefatafl var loki var shakti var chess",
+        "option name UCI_Variant type combo default losers var losers var viking var hnefatafl var loki var shakti var copenhagen var chess",
         "option name BundlePath type string default <empty>",
         "option name Threads type spin default 1 min 1 max 256",
         "option name Nodes type spin default 0 min 0 max 100000000",

@@ -1,5 +1,6 @@
 //! Measuring strength: players behind one interface (bundles with search,
-//! random, greedy, pure UCT, external UCI engines), games and matches with
+//! random, greedy, pure UCT, external UCI engines, the Copenhagen engine
+//! `hnefatafl-text-protocol`), games and matches with
 //! varied openings, Elo with 95 % intervals, SPRT, Bradley–Terry ladders
 //! with a chart, and the per-generation evaluation hook for training.
 //!
@@ -24,6 +25,7 @@ pub mod elo;
 pub mod evaluate;
 pub mod fairy_stockfish;
 pub mod greedy;
+pub mod htp_client;
 pub mod ladder;
 pub mod matches;
 pub mod opening;

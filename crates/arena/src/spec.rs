@@ -15,6 +15,8 @@
 //! | `uct:250ms`, `uct:1s` | … searching for that wall time per move (equal-time comparisons) |
 //! | `uci:PATH` | external UCI engine playing the variant it offers as `UCI_Variant` (Fairy-Stockfish's viking through its variant file), `go nodes` / `go movetime` from the match's budget |
 //! | `uci:PATH:N`, `uci:PATH:dN`, `uci:PATH:500ms`, `uci:PATH:1s` | … `go nodes N`, `go depth N`, `go movetime 500`, `go movetime 1000` |
+//! | `htp:PATH` | `copenhagen` only: the engine `hnefatafl-text-protocol` ([`crate::htp_client`]) with its alpha-beta AI at its default depth 4 |
+//! | `htp:PATH:depthN` (or `:dN`), `htp:PATH:Ns` | … alpha-beta to depth `N`; its Monte-Carlo AI for `N` whole seconds per move |
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -29,6 +31,7 @@ use rules::VariantId;
 use search::{Budget, RolloutEvaluator, SearchConfig};
 
 use crate::greedy::{GreedyPlayer, Heuristic};
+use crate::htp_client::{HtpAi, HtpConfig, HtpPlayer};
 use crate::player::{Contestant, RandomPlayer, SearchPlayer};
 use crate::uci_client::{FenDialect, UciConfig, UciEngine, UciPlayer};
 
@@ -64,13 +67,20 @@ pub enum PlayerSpec {
         /// `go` line (`None`: `go nodes <default nodes>`).
         go: Option<String>,
     },
+    /// The Copenhagen engine `hnefatafl-text-protocol`.
+    Htp {
+        /// Executable.
+        path: PathBuf,
+        /// Its AI and strength.
+        ai: HtpAi,
+    },
 }
 
 /// A spec that cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:noextend][:int8|:fp32], random, greedy, uct:N|Nms|Ns or uci:PATH[:N|:dN|:Nms|:Ns]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:noextend][:int8|:fp32], random, greedy, uct:N|Nms|Ns, uci:PATH[:N|:dN|:Nms|:Ns] or htp:PATH[:depthN|:Ns]")]
     Syntax(String),
     /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
     #[error("bad player spec {spec:?}: {source}")]
@@ -108,6 +118,22 @@ pub enum SpecError {
         spec: String,
         /// Why.
         source: crate::uci_client::UciError,
+    },
+    /// `htp:` names an engine for another variant than `copenhagen`.
+    #[error("player {spec:?}: hnefatafl-text-protocol plays copenhagen only, not {variant}")]
+    HtpVariant {
+        /// The spec.
+        spec: String,
+        /// The variant asked for.
+        variant: VariantId,
+    },
+    /// The `htp:` engine does not run.
+    #[error("player {spec:?}: {source}")]
+    HtpStart {
+        /// The spec.
+        spec: String,
+        /// Why.
+        source: crate::htp_client::HtpError,
     },
     /// The viking variant file for Fairy-Stockfish is missing or could not
     /// be written.
@@ -193,6 +219,26 @@ impl PlayerSpec {
                 precision,
                 full_time,
                 extend,
+            });
+        }
+        if let Some(rest) = t.strip_prefix("htp:") {
+            if rest.is_empty() {
+                return Err(bad());
+            }
+            let ai = rest.rsplit_once(':').and_then(|(path, tail)| {
+                let depth = tail
+                    .strip_prefix("depth")
+                    .or_else(|| tail.strip_prefix('d'));
+                if let Some(d) = depth.and_then(|d| d.parse::<u8>().ok()) {
+                    return Some((path, HtpAi::Basic { depth: d.max(1) }));
+                }
+                let seconds = tail.strip_suffix('s').and_then(|s| s.parse::<u32>().ok());
+                seconds.map(|s| (path, HtpAi::MonteCarlo { seconds: s.max(1) }))
+            });
+            let (path, ai) = ai.unwrap_or((rest, HtpAi::DEFAULT));
+            return Ok(PlayerSpec::Htp {
+                path: path.into(),
+                ai,
             });
         }
         if let Some(rest) = t.strip_prefix("uci:") {
@@ -298,6 +344,7 @@ enum Built {
     Greedy,
     Uct(Budget),
     Uci(UciConfig),
+    Htp(HtpConfig),
 }
 
 /// Builds a fresh player of one spec for each game (a bundle is loaded
@@ -429,6 +476,25 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                     dialect,
                 })
             }
+            PlayerSpec::Htp { path, ai } => {
+                if G::VARIANT != VariantId::Copenhagen {
+                    return Err(SpecError::HtpVariant {
+                        spec: spec_text.to_string(),
+                        variant: G::VARIANT,
+                    });
+                }
+                let config = HtpConfig {
+                    path,
+                    ai,
+                    connect_timeout: Duration::from_secs(30),
+                    move_timeout: ctx.uci_move_timeout,
+                };
+                config.check().map_err(|source| SpecError::HtpStart {
+                    spec: spec_text.to_string(),
+                    source,
+                })?;
+                Built::Htp(config)
+            }
         };
         Ok(PlayerFactory {
             name: spec_text.trim().to_string(),
@@ -469,6 +535,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         match &self.built {
             Built::Bundle(_, budget, _, _) | Built::Uct(budget) => Some(budget.to_string()),
             Built::Uci(config) => Some(config.go.clone()),
+            Built::Htp(config) => Some(config.ai.to_string()),
             Built::Random | Built::Greedy => None,
         }
     }
@@ -506,6 +573,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 Box::new(SearchPlayer::new(self.name.clone(), bot, budget.clone()))
             }
             Built::Uci(config) => Box::new(UciPlayer::<G>::new(config.clone())),
+            Built::Htp(config) => Box::new(HtpPlayer::<G>::new(config.clone())),
         }
     }
 }
@@ -533,6 +601,27 @@ mod tests {
     #[test]
     fn parse_specs() {
         assert_eq!(PlayerSpec::parse("random").unwrap(), PlayerSpec::Random);
+        let htp = |path: &str, ai| PlayerSpec::Htp {
+            path: path.into(),
+            ai,
+        };
+        assert_eq!(
+            PlayerSpec::parse("htp:/opt/htp").unwrap(),
+            htp("/opt/htp", HtpAi::Basic { depth: 4 })
+        );
+        assert_eq!(
+            PlayerSpec::parse("htp:/opt/htp:depth3").unwrap(),
+            htp("/opt/htp", HtpAi::Basic { depth: 3 })
+        );
+        assert_eq!(
+            PlayerSpec::parse("htp:/opt/htp:d5").unwrap(),
+            htp("/opt/htp", HtpAi::Basic { depth: 5 })
+        );
+        assert_eq!(
+            PlayerSpec::parse("htp:/opt/htp:2s").unwrap(),
+            htp("/opt/htp", HtpAi::MonteCarlo { seconds: 2 })
+        );
+        assert!(PlayerSpec::parse("htp:").is_err());
         assert_eq!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy);
         assert_eq!(
             PlayerSpec::parse("uct:100").unwrap(),

@@ -265,7 +265,7 @@ impl UciEngine {
 /// The token of the whole move that leads from `from` to `to`: one
 /// action, or two when the first leaves the turn open (a Loki exchange or
 /// command); `None` when no move does.
-fn move_between<G: Game>(from: &G, to: &G) -> Option<String> {
+pub(crate) fn move_between<G: Game>(from: &G, to: &G) -> Option<String> {
     if to.ply() <= from.ply() || to.ply() > from.ply() + 2 {
         return None;
     }

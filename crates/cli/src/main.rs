@@ -1,4 +1,4 @@
-//! `lokizero`: train bots for five board-game variants and measure them.
+//! `lokizero`: train bots for six board-game variants and measure them.
 
 mod commands;
 

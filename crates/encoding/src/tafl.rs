@@ -1,4 +1,5 @@
-//! Network encoding of `hnefatafl` and `loki` (`docs/rules.md` §3–4).
+//! Network encoding of `hnefatafl`, `loki` and `copenhagen` (`docs/rules.md`
+//! §3–4, §6; `copenhagen` is encoded as `hnefatafl`).
 //!
 //! Frame: the board as written (rank 0 = rank `1`), never colour-flipped:
 //! attackers and defenders play different games, so the side to move is an
@@ -39,19 +40,19 @@
 //! kind the (square, direction, distance) or square determines the action;
 //! mid-turn only one kind is legal (partners, or second moves), each
 //! determined by its square (and direction and distance).
-//! `hnefatafl` has only plain moves: `P = 40`.
+//! `hnefatafl` and `copenhagen` have only plain moves: `P = 40`.
 
 use crate::Encode;
 use rules::tafl::board::{Kind, DIRECTIONS, SIZE, SQUARES};
 use rules::tafl::state::{COMMAND, EXCHANGE, FREEZE, HOP};
-use rules::tafl::{Hnefatafl, Loki, Pending, Tafl, TaflAction};
+use rules::tafl::{Copenhagen, Hnefatafl, Loki, Pending, Tafl, TaflAction};
 use rules::Player;
 
-/// Input planes of both tafl variants.
+/// Input planes of the tafl variants.
 pub const TAFL_INPUT_PLANES: usize = 27;
 /// Policy planes of `loki`.
 pub const LOKI_POLICY_PLANES: usize = 87;
-/// Policy planes of `hnefatafl` (rook moves only).
+/// Policy planes of `hnefatafl` and `copenhagen` (rook moves only).
 pub const HNEFATAFL_POLICY_PLANES: usize = 40;
 
 const ROOK: usize = 0;
@@ -224,3 +225,4 @@ macro_rules! tafl_encode {
 
 tafl_encode!(Hnefatafl, HNEFATAFL_POLICY_PLANES);
 tafl_encode!(Loki, LOKI_POLICY_PLANES);
+tafl_encode!(Copenhagen, HNEFATAFL_POLICY_PLANES);

@@ -19,7 +19,7 @@ use rules::tafl::board::{GEOMETRY as TAFL, SQUARES as TAFL_SQUARES};
 use rules::tafl::state::{COMMAND, EXCHANGE, FREEZE, HOP};
 use rules::tafl::Tafl;
 use rules::zobrist::splitmix64;
-use rules::{Game, Geometry, Hnefatafl, Loki, Losers, Player, Shakti, Viking};
+use rules::{Copenhagen, Game, Geometry, Hnefatafl, Loki, Losers, Player, Shakti, Viking};
 use std::collections::BTreeSet;
 
 /// Per-variant hook: the position text of the image of `self` under `sym`,
@@ -103,6 +103,12 @@ fn tafl_image(t: &Tafl, sym: usize, loki: bool) -> Option<String> {
 }
 
 impl Image for Hnefatafl {
+    fn image_text(&self, sym: usize) -> Option<String> {
+        tafl_image(self.state(), sym, false)
+    }
+}
+
+impl Image for Copenhagen {
     fn image_text(&self, sym: usize) -> Option<String> {
         tafl_image(self.state(), sym, false)
     }
@@ -220,3 +226,4 @@ variant_props!(viking, Viking, 120, 5);
 variant_props!(hnefatafl, Hnefatafl, 120, 10);
 variant_props!(loki, Loki, 100, 10);
 variant_props!(shakti, Shakti, 120, 5);
+variant_props!(copenhagen, Copenhagen, 120, 10);

@@ -39,6 +39,8 @@ macro_rules! for_each_variant {
             Loki = "loki", $crate::Loki;
             /// Shakti (`docs/rules.md` §5).
             Shakti = "shakti", $crate::Shakti;
+            /// Copenhagen Hnefatafl (`docs/rules.md` §6).
+            Copenhagen = "copenhagen", $crate::Copenhagen;
         }
     };
 }
@@ -190,7 +192,17 @@ mod tests {
     #[test]
     fn ids_round_trip_through_text_and_serde() {
         let ids: Vec<&str> = VariantId::ALL.map(VariantId::as_str).to_vec();
-        assert_eq!(ids, ["losers", "viking", "hnefatafl", "loki", "shakti"]);
+        assert_eq!(
+            ids,
+            [
+                "losers",
+                "viking",
+                "hnefatafl",
+                "loki",
+                "shakti",
+                "copenhagen"
+            ]
+        );
         for v in VariantId::ALL {
             assert_eq!(v.as_str().parse::<VariantId>(), Ok(v));
             let json = serde_json::to_string(&v).unwrap();
@@ -199,7 +211,7 @@ mod tests {
         }
         assert_eq!(
             "chess".parse::<VariantId>().unwrap_err().to_string(),
-            "unknown variant \"chess\" (expected one of: losers, viking, hnefatafl, loki, shakti)"
+            "unknown variant \"chess\" (expected one of: losers, viking, hnefatafl, loki, shakti, copenhagen)"
         );
     }
 }

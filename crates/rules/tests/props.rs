@@ -28,7 +28,7 @@
 
 use proptest::prelude::*;
 use rules::zobrist::splitmix64;
-use rules::{ActionError, EndReason, Game, Hnefatafl, Loki, Losers, Shakti, Viking};
+use rules::{ActionError, Copenhagen, EndReason, Game, Hnefatafl, Loki, Losers, Shakti, Viking};
 
 /// Per-variant hooks of the generic suite.
 trait Props: Game {
@@ -52,6 +52,12 @@ impl Props for Shakti {
     const PERFT_DEPTH: u32 = 3;
 }
 impl Props for Hnefatafl {
+    const PERFT_DEPTH: u32 = 2;
+    fn text_carries_hash(&self) -> bool {
+        !self.state().has_refusals()
+    }
+}
+impl Props for Copenhagen {
     const PERFT_DEPTH: u32 = 2;
     fn text_carries_hash(&self) -> bool {
         !self.state().has_refusals()
@@ -296,6 +302,7 @@ variant_props!(viking, Viking, 300);
 variant_props!(hnefatafl, Hnefatafl, 300);
 variant_props!(loki, Loki, 300);
 variant_props!(shakti, Shakti, 300);
+variant_props!(copenhagen, Copenhagen, 300);
 
 /// The suite really reaches finished games and Loki split turns (guards
 /// against a suite that silently checks nothing).

@@ -109,6 +109,12 @@ pub const LAST_MOVES: [(&str, &str, &str, &str); 5] = [
         "second",
     ),
     ("shakti", "kx5/xxW4/7/7/7/7/6K w", "c6c7", "first"),
+    (
+        "copenhagen",
+        "5s5/11/11/11/11/11/11/11/11/11/1K9 d",
+        "b1a1",
+        "second",
+    ),
 ];
 
 #[tokio::test]
@@ -118,7 +124,17 @@ async fn variants_list_bundles_levels_and_caps() {
     assert_eq!(status, StatusCode::OK);
     let variants = body["variants"].as_array().unwrap();
     let ids: Vec<&str> = variants.iter().map(|v| v["id"].as_str().unwrap()).collect();
-    assert_eq!(ids, ["losers", "viking", "hnefatafl", "loki", "shakti"]);
+    assert_eq!(
+        ids,
+        [
+            "losers",
+            "viking",
+            "hnefatafl",
+            "loki",
+            "shakti",
+            "copenhagen"
+        ]
+    );
     for v in variants {
         assert_eq!(v["bot"], json!(true), "{v}");
         assert!(v["generation"].as_u64().unwrap() > 0, "{v}");
@@ -179,6 +195,7 @@ async fn every_variant_plays_a_move_and_a_bot_move() {
         ("hnefatafl", 11, 11),
         ("loki", 11, 11),
         ("shakti", 7, 7),
+        ("copenhagen", 11, 11),
     ] {
         let game = new_game(&service, variant, None).await;
         let id = game["id"].as_str().unwrap();

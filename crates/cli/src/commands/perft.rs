@@ -10,7 +10,7 @@ use rules::{Game, VariantId};
 /// Arguments of `lokizero perft`.
 #[derive(Args, Debug)]
 pub struct PerftArgs {
-    /// Variant id: losers, viking, hnefatafl, loki, shakti.
+    /// Variant id: losers, viking, hnefatafl, loki, shakti, copenhagen.
     #[arg(long)]
     variant: VariantId,
     /// Position text (default: the variant's start position).

@@ -4,7 +4,7 @@
 //! static value of the greedy baseline ([`crate::Game::static_value`]).
 
 use super::board::{Kind, CORNERS, CORNER_MASK, GEOMETRY, SIZE, THRONE};
-use super::games::{Hnefatafl, Loki};
+use super::games::{Copenhagen, Hnefatafl, Loki};
 use super::state::{Tafl, COMMAND, EXCHANGE, FREEZE, HOP};
 use super::turn::Turn;
 use crate::describe::{
@@ -110,6 +110,18 @@ impl Tafl {
 
 impl Describe for Hnefatafl {
     const NAME: &'static str = "Hnefatafl";
+    const SIDES: [&'static str; 2] = SIDES;
+    const GEOMETRY: Geometry = GEOMETRY;
+    const CHESS_NOTATION: bool = false;
+    const COLOURS: [Shade; 2] = COLOURS;
+
+    fn board_view(&self) -> BoardView {
+        self.state().board_view(false)
+    }
+}
+
+impl Describe for Copenhagen {
+    const NAME: &'static str = "Copenhagen Hnefatafl";
     const SIDES: [&'static str; 2] = SIDES;
     const GEOMETRY: Geometry = GEOMETRY;
     const CHESS_NOTATION: bool = false;

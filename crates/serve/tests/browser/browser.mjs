@@ -17,7 +17,7 @@ const BASE = process.env.LAB_URL;
 // test run leaves the checkout clean.
 const SHOTS = process.env.SCREENSHOTS || join(tmpdir(), 'lokizero-web-screenshots');
 const NODES = '16'; // bot budget in these tests: quick, still a real search
-const VARIANTS = ['losers', 'viking', 'hnefatafl', 'loki', 'shakti'];
+const VARIANTS = ['losers', 'viking', 'hnefatafl', 'loki', 'shakti', 'copenhagen'];
 // Positions one move from the end: [variant, players, position, clicks, winner text].
 const LAST_MOVES = [
   ['losers', 'first', '4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1', ['e1', 'e2'], 'Black won: bare king'],
@@ -25,6 +25,7 @@ const LAST_MOVES = [
   ['hnefatafl', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d', ['b1', 'a1'], 'Defenders won: the king escaped'],
   ['loki', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d 3333/3333 -', ['b1', 'a1'], 'Defenders won: the king escaped'],
   ['shakti', 'first', 'kx5/xxW4/7/7/7/7/6K w', ['c6', 'c7'], 'White won: checkmate'],
+  ['copenhagen', 'second', '5s5/11/11/11/11/11/11/11/11/11/1K9 d', ['b1', 'a1'], 'Defenders won: the king escaped'],
 ];
 
 let failures = 0;

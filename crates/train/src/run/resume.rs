@@ -142,20 +142,56 @@ pub(super) struct InitBundle {
     path: std::path::PathBuf,
 }
 
-/// Load `bundle` for a run of `E` with network `shape`.
+/// Load `bundle` for a run of `E` with network `shape`. A bundle of
+/// another variant is taken when that variant's encoding has `E`'s
+/// dimensions (input planes, policy planes, board), as `hnefatafl` and
+/// `copenhagen` share theirs: its network then starts the run (transfer
+/// between rulesets on one board), and what it was measured at is dropped.
 ///
 /// # Errors
-/// A bundle that does not load for `E` (another variant, a damaged file),
-/// or a network shape other than the config's.
+/// A bundle that does not load (a damaged file, other rules or encoding
+/// versions), a variant whose encoding differs from `E`'s, or a network
+/// shape other than the config's.
 pub(super) fn load_init_bundle<E: Encode>(
     bundle: &Path,
     shape: &NetShape,
     device: &Device,
 ) -> Result<InitBundle> {
-    let (net, meta) = load_bundle::<E>(bundle, device).map_err(|source| TrainError::InitFrom {
+    let init_error = |source| TrainError::InitFrom {
         path: bundle.to_path_buf(),
         source,
-    })?;
+    };
+    let from = model::bundle::peek_variant(bundle).map_err(init_error)?;
+    let (net, mut meta) = if from == E::VARIANT {
+        load_bundle::<E>(bundle, device).map_err(init_error)?
+    } else {
+        let dims = rules::with_variant!(from, F => (F::INPUT_PLANES, F::POLICY_PLANES, F::HEIGHT, F::WIDTH));
+        if dims != (E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH) {
+            return Err(TrainError::Mismatch(format!(
+                "--init-from {}: a {from} network cannot start a {} run: the encodings differ ({from}: {dims:?}, {}: {:?}; input planes, policy planes, height, width)",
+                bundle.display(),
+                E::VARIANT,
+                E::VARIANT,
+                (E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH)
+            )));
+        }
+        let loaded = rules::with_variant!(from, F => load_bundle::<F>(bundle, device));
+        let (net, mut meta) = loaded.map_err(init_error)?;
+        eprintln!(
+            "--init-from {}: a {from} network starts this {} run (the encodings have the same planes)",
+            bundle.display(),
+            E::VARIANT
+        );
+        // Its measurements and promotion were of the other variant.
+        meta.strength = serde_json::Value::Null;
+        if let Some(eval) = meta.training.get_mut("eval") {
+            *eval = serde_json::Value::Null;
+        }
+        if let Some(lineage) = meta.lineage.as_mut() {
+            lineage.promoted_by = None;
+        }
+        (net, meta)
+    };
     if &meta.shape != shape {
         return Err(TrainError::Mismatch(format!(
             "--init-from {}: the bundle's network has {}; set [network] in the config to the bundle's shape",
@@ -163,6 +199,7 @@ pub(super) fn load_init_bundle<E: Encode>(
             shape_difference(&meta.shape, shape)
         )));
     }
+    meta.variant = E::VARIANT;
     Ok(InitBundle {
         net,
         meta,

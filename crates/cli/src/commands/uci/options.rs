@@ -254,7 +254,7 @@ mod tests {
         let decl = o.declarations();
         assert_eq!(
             decl[0],
-            "option name UCI_Variant type combo default losers var losers var viking var hnefatafl var loki var shakti var chess"
+            "option name UCI_Variant type combo default losers var losers var viking var hnefatafl var loki var shakti var copenhagen var chess"
         );
         assert_eq!(
             decl[1],
