@@ -540,6 +540,13 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         }
     }
 
+    /// Whether this player can play only one game at a time on a machine
+    /// and only from the variant's start position (the `htp:` engine,
+    /// whose game port is fixed and which cannot be given a position).
+    pub fn start_position_only_one_at_a_time(&self) -> bool {
+        matches!(self.built, Built::Htp(_))
+    }
+
     /// A fresh player for one game; `seed` drives its randomness.
     pub fn make(&self, seed: u64) -> Box<dyn Contestant<G>> {
         let mut search = self.search.clone();

@@ -187,6 +187,24 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
         }
         None => Vec::new(),
     };
+    let mut settings = settings;
+    for p in [&pa, &pb] {
+        if p.start_position_only_one_at_a_time() {
+            if !book.is_empty() {
+                bail!(
+                    "{} starts only from the start position: drop --openings (random opening plies are fine)",
+                    p.name()
+                );
+            }
+            if settings.concurrency > 1 {
+                eprintln!(
+                    "{} plays one game at a time on a machine (its game port is fixed): playing with --concurrency 1",
+                    p.name()
+                );
+                settings.concurrency = 1;
+            }
+        }
+    }
     let start = G::start().to_text();
     let mut write_error = None;
     let seed = args.seed;
