@@ -363,7 +363,7 @@ pub struct PlayerFactory<G: Encode + Heuristic> {
 /// The UCI options and position dialect for `variant` with the engine
 /// `offered` says it is (the `UCI_Variant` values of its `uci` reply): an
 /// engine that offers the variant's id plays it on the project's position
-/// text (`lokizero uci` offers all five; Fairy-Stockfish offers `losers`);
+/// text (`lokizero uci` offers all six; Fairy-Stockfish offers `losers`);
 /// viking otherwise goes through Fairy-Stockfish's variant file
 /// (`viking_ini` as [`FactoryContext::viking_ini`]).
 ///

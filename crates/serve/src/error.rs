@@ -57,7 +57,7 @@ pub enum ApiError {
     /// No run of this name in the runs folder.
     #[error("no run {0:?} is served (see /api/runs)")]
     UnknownRun(String),
-    /// The variant id is not one of the five.
+    /// The variant id is not one of the six.
     #[error("{0}")]
     UnknownVariant(#[from] rules::variant::UnknownVariant),
     /// The service has no bundle for the variant, so no bot can play it.
