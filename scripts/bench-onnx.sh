@@ -13,7 +13,7 @@ if [ ! -x "$VENV/bin/python" ]; then
   "$VENV/bin/pip" install --quiet onnx onnxruntime numpy safetensors
 fi
 cargo build --release --quiet
-variants=("$@"); [ ${#variants[@]} -gt 0 ] || variants=(losers viking hnefatafl loki shakti)
+variants=("$@"); [ ${#variants[@]} -gt 0 ] || variants=(losers viking hnefatafl loki shakti copenhagen)
 work=$(mktemp -d)
 # Best of ROUNDS alternating runs per runtime and batch: the machine is
 # shared, and the best figure is the least disturbed one.

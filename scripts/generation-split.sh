@@ -15,7 +15,7 @@ BACKENDS=${BACKENDS:-burn fast}
 ROUNDS=${ROUNDS:-1}
 cargo build --release --quiet -p lokizero
 bin=$TARGET/release/lokizero
-variants=("$@"); [ ${#variants[@]} -gt 0 ] || variants=(losers viking hnefatafl loki shakti)
+variants=("$@"); [ ${#variants[@]} -gt 0 ] || variants=(losers viking hnefatafl loki shakti copenhagen)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 printf '%-10s %-5s %9s %10s %10s %9s %6s %10s\n' variant train wall_s selfplay_s training_s other_s steps samples/s
