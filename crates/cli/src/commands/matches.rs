@@ -90,7 +90,8 @@ pub struct MatchOptions {
     pub uci_timeout: f64,
     #[command(flatten)]
     pub search: PlaySearchArgs,
-    /// Print a JSON summary instead of text.
+    /// Print a JSON summary on stdout instead of text (the tally after each
+    /// game still goes to stderr).
     #[arg(long)]
     pub json: bool,
 }
@@ -221,19 +222,19 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
                     write_error = Some(anyhow!("writing records {}: {e}", path.display()));
                 }
             }
-            if !args.json {
-                let sprt = r
-                    .sprt
-                    .map(|s| format!(", LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper))
-                    .unwrap_or_default();
-                eprintln!(
-                    "{} games: +{} ={} -{}{sprt}",
-                    r.wdl.games(),
-                    r.wdl.wins,
-                    r.wdl.draws,
-                    r.wdl.losses
-                );
-            }
+            // The tally after each game, on stderr (also with --json, whose
+            // summary goes to stdout).
+            let sprt = r
+                .sprt
+                .map(|s| format!(", LLR {:.2} [{:.2}, {:.2}]", s.llr, s.lower, s.upper))
+                .unwrap_or_default();
+            eprintln!(
+                "{} games: +{} ={} -{}{sprt}",
+                r.wdl.games(),
+                r.wdl.wins,
+                r.wdl.draws,
+                r.wdl.losses
+            );
         },
     );
     if let Some(e) = write_error {
