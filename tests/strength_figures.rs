@@ -59,6 +59,25 @@ fn promotion(meta: &Value) -> &Value {
     &meta["lineage"]["promoted_by"]
 }
 
+/// The README's promotion cell: the SPRT that replaced the previous
+/// bundle, or, for a variant's first bundle (nothing replaced, no
+/// `promoted_by`), the words saying so.
+fn promotion_cell(meta: &Value) -> String {
+    let p = promotion(meta);
+    if p.is_null() {
+        return FIRST_BUNDLE.to_string();
+    }
+    format!(
+        "{} in {} games against generation {}",
+        wdl(p),
+        p["games"],
+        p["replaced"]["generation"]
+    )
+}
+
+/// What the README and `docs/models.md` say of a bundle that replaced none.
+const FIRST_BUNDLE: &str = "none: the variant's first bundle";
+
 /// Every `+W =D -L` figure in `text` (markdown emphasis and punctuation
 /// around the numbers ignored).
 fn figures(text: &str) -> BTreeSet<String> {
@@ -124,19 +143,13 @@ fn the_readme_table_shows_each_model_json() {
         let v = variant_of(&row[0]);
         let m = meta(&v);
         let headline = serve::catalog::strength_line(&m["strength"]).expect("a headline record");
-        let p = promotion(&m);
         let expected = [
             format!("[{v}](docs/models.md#{v})"),
             m["generation"].to_string(),
             format!("{} x {}", m["shape"]["blocks"], m["shape"]["filters"]),
             format!("{:.2}", m["lineage"]["cpu_hours"].as_f64().unwrap()),
             headline,
-            format!(
-                "{} in {} games against generation {}",
-                wdl(p),
-                p["games"],
-                p["replaced"]["generation"]
-            ),
+            promotion_cell(&m),
         ];
         assert_eq!(row[..], expected[..], "README row of {v}");
     }
@@ -223,12 +236,19 @@ fn models_md_shows_every_record_of_each_model_json_and_no_other() {
             .iter()
             .flat_map(|r| [wdl(r), wdl(&r["as_first"]), wdl(&r["as_second"])])
             .collect();
-        recorded.insert(wdl(p));
+        if p.is_null() {
+            assert!(
+                text.contains(&format!("**Promotion**: {FIRST_BUNDLE}")),
+                "{v}: a first bundle says so"
+            );
+        } else {
+            recorded.insert(wdl(p));
+            assert!(
+                text.contains(&format!("in {} games", p["games"])),
+                "{v}: promotion games"
+            );
+        }
         assert_eq!(figures(text), recorded, "{v}: figures in docs/models.md");
-        assert!(
-            text.contains(&format!("in {} games", p["games"])),
-            "{v}: promotion games"
-        );
 
         // One table row per record, with its games and seed.
         let rows: Vec<Vec<String>> = text
