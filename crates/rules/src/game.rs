@@ -56,7 +56,9 @@ pub enum EndReason {
     KingEscaped,
     /// Tafl: the king was captured.
     KingCaptured,
-    /// Pipeline adjudication: the configured ply cap was reached (not a rule).
+    /// A length limit: the pipeline's configured ply cap (an adjudication,
+    /// not a rule), or the move limit `copenhagen` takes from its reference
+    /// engine (`docs/rules.md` §6).
     PlyCap,
 }
 

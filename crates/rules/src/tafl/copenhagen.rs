@@ -1,13 +1,30 @@
 //! The board-level rulings of `copenhagen` (`docs/rules.md` §6) that differ
-//! from `hnefatafl`: the king is taken only when surrounded, the
-//! shieldwall, and encirclement. The rest (moves, custodial captures,
-//! hostile squares, the armed king) is the shared tafl code.
+//! from `hnefatafl`, as the reference engine `hnefatafl-text-protocol`
+//! (crate `hnefatafl-copenhagen` 6.4.1) decides them: the king taken only
+//! when surrounded, the shieldwall, the edge fort, encirclement, the
+//! engine's "the king cannot escape" adjudication and its move limit. The
+//! rest (moves, custodial captures, hostile squares, the armed king) is the
+//! shared tafl code.
+//!
+//! The functions here read the board only; the order in which they end a
+//! game, and the defenders' repetition ban, are in `play.rs`.
 
 use super::board::{
-    anvil, bit, landing_captures, squares_of, step, Cells, Kind, SIZE, SQUARES, THRONE,
+    anvil, bit, landing_captures, squares_of, step, Cells, Kind, CORNERS, SIZE, SQUARES, THRONE,
 };
 use super::movegen::remove_captured;
-use crate::Player;
+use crate::{EndReason, Outcome, Player};
+
+/// A game still undecided after this many plies (counted from the position
+/// it started from) is drawn by the move that reaches it: the engine's
+/// limit of 140 plies before a move, "more than 140" drawing the 142nd.
+pub const MOVE_LIMIT: u32 = 142;
+
+const NORTH: usize = 0;
+const EAST: usize = 1;
+const SOUTH: usize = 2;
+const WEST: usize = 3;
+const LAST: usize = SIZE - 1;
 
 /// What one copenhagen move did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,13 +35,48 @@ pub(crate) struct MoveResult {
     pub captured: bool,
 }
 
+#[inline]
+fn attacker(cells: &Cells, sq: usize) -> bool {
+    matches!(cells[sq], Some(p) if p.side == Player::First)
+}
+
+/// A defender, the king included.
+#[inline]
+fn defender(cells: &Cells, sq: usize) -> bool {
+    matches!(cells[sq], Some(p) if p.side == Player::Second)
+}
+
+#[inline]
+fn on_edge(sq: usize) -> bool {
+    let (file, rank) = (sq % SIZE, sq / SIZE);
+    file == 0 || rank == 0 || file == LAST || rank == LAST
+}
+
+fn king_of(cells: &Cells) -> Option<usize> {
+    cells
+        .iter()
+        .position(|c| matches!(c, Some(p) if p.kind == Kind::King))
+}
+
+/// Push every neighbour of `sq` not yet in `marked`, marking it.
+fn push_unmarked(sq: usize, marked: &mut u128, stack: &mut Vec<usize>) {
+    for d in 0..4 {
+        if let Some(n) = step(sq, d) {
+            if *marked & bit(n) == 0 {
+                *marked |= bit(n);
+                stack.push(n);
+            }
+        }
+    }
+}
+
 /// True when the king on `k` is captured: attackers on all four sides, or
 /// on three sides with the (then empty) throne on the fourth. On the board
 /// edge a side is missing, so the king there cannot be captured.
 pub fn king_surrounded(cells: &Cells, k: usize) -> bool {
     (0..4).all(|d| match step(k, d) {
         None => false,
-        Some(n) => n == THRONE || matches!(cells[n], Some(p) if p.side == Player::First),
+        Some(n) => n == THRONE || attacker(cells, n),
     })
 }
 
@@ -35,11 +87,11 @@ fn inward(sq: usize, dir: usize) -> Option<usize> {
     let (file, rank) = (sq % SIZE, sq / SIZE);
     let inward_dir = match dir {
         // The row runs along a file: the a- or k-file edge.
-        0 | 2 if file == 0 => 1,
-        0 | 2 if file == SIZE - 1 => 3,
+        NORTH | SOUTH if file == 0 => EAST,
+        NORTH | SOUTH if file == LAST => WEST,
         // The row runs along a rank: rank 1 or rank 11.
-        1 | 3 if rank == 0 => 0,
-        1 | 3 if rank == SIZE - 1 => 2,
+        EAST | WEST if rank == 0 => NORTH,
+        EAST | WEST if rank == LAST => SOUTH,
         _ => return None,
     };
     step(sq, inward_dir)
@@ -84,35 +136,332 @@ pub fn shieldwall_captures(cells: &Cells, to: usize, mover: Player) -> u128 {
     captured
 }
 
-/// True when no defender can reach the board edge: the squares reachable
-/// from the edge over squares free of attackers hold no defender
-/// (encirclement; the attackers win).
+/// Encirclement (the attackers win): the squares the king reaches without
+/// crossing an attacker (empty squares and defenders, one orthogonal step
+/// at a time) include no edge square and hold every defender. Defenders
+/// shut in apart from the king, or a second enclosure, do not count: all
+/// of them must be in the king's one.
 pub fn encircled(cells: &Cells) -> bool {
-    let attacker = |sq: usize| matches!(cells[sq], Some(p) if p.side == Player::First);
-    let mut seen = 0u128;
+    let Some(king) = king_of(cells) else {
+        return false;
+    };
+    let mut region = bit(king);
     let mut stack = Vec::with_capacity(SQUARES);
-    for sq in 0..SQUARES {
-        let (file, rank) = (sq % SIZE, sq / SIZE);
-        let edge = file == 0 || rank == 0 || file == SIZE - 1 || rank == SIZE - 1;
-        if edge && !attacker(sq) {
-            seen |= bit(sq);
-            stack.push(sq);
-        }
-    }
+    stack.push(king);
     while let Some(sq) = stack.pop() {
-        if matches!(cells[sq], Some(p) if p.side == Player::Second) {
+        if on_edge(sq) {
             return false;
         }
         for d in 0..4 {
             if let Some(n) = step(sq, d) {
-                if seen & bit(n) == 0 && !attacker(n) {
-                    seen |= bit(n);
+                if region & bit(n) == 0 && !attacker(cells, n) {
+                    region |= bit(n);
                     stack.push(n);
                 }
             }
         }
     }
+    (0..SQUARES).all(|sq| !defender(cells, sq) || region & bit(sq) != 0)
+}
+
+/// Neighbour steps of the edge-fort walk, in the engine's order (north,
+/// west, south, east), each with the line along which a piece reached by
+/// that step could still be captured: `true` for its east and west
+/// neighbours (reached from the north or south), `false` for its north
+/// and south neighbours.
+const FORT_STEPS: [(usize, bool); 4] = [(NORTH, true), (WEST, false), (SOUTH, true), (EAST, false)];
+
+/// Edge fort (the defenders win): the king on `k` is on the board edge,
+/// has an empty square next to him, and the area of empty squares around
+/// him is closed by defenders the attackers cannot capture.
+///
+/// The test is the engine's: a depth-first walk from the king's four
+/// neighbours over empty squares (stack order north, west, south, east;
+/// the king's neighbours are not marked as visited, so they may be
+/// entered twice, and the king's own square may be entered once). Meeting
+/// an attacker fails the fort. A defender met (the king included) must be
+/// covered on the line across the step that reached it: one of the two
+/// squares on that line is off the board or holds a defender. An uncovered
+/// defender fails the fort only while the attackers have two or more
+/// pieces. A defender is judged only by the first step that reached it,
+/// so the order of the walk is part of the rule.
+pub fn edge_fort(cells: &Cells, k: usize) -> bool {
+    if !on_edge(k) || !(0..4).any(|d| step(k, d).is_some_and(|n| cells[n].is_none())) {
+        return false;
+    }
+    let armed = (0..SQUARES)
+        .filter(|&sq| attacker(cells, sq))
+        .take(2)
+        .count()
+        == 2;
+    let covered = |sq: usize, d: usize| step(sq, d).is_none_or(|n| defender(cells, n));
+    let mut marked = 0u128;
+    let mut stack: Vec<(usize, bool)> = Vec::with_capacity(64);
+    for (d, east_west) in FORT_STEPS {
+        if let Some(n) = step(k, d) {
+            stack.push((n, east_west));
+        }
+    }
+    while let Some((sq, east_west)) = stack.pop() {
+        match cells[sq] {
+            None => {
+                for (d, ew) in FORT_STEPS {
+                    if let Some(n) = step(sq, d) {
+                        if marked & bit(n) == 0 {
+                            marked |= bit(n);
+                            stack.push((n, ew));
+                        }
+                    }
+                }
+            }
+            Some(p) if p.side == Player::First => return false,
+            Some(_) => {
+                let (a, b) = if east_west {
+                    (EAST, WEST)
+                } else {
+                    (NORTH, SOUTH)
+                };
+                if armed && !covered(sq, a) && !covered(sq, b) {
+                    return false;
+                }
+            }
+        }
+    }
     true
+}
+
+/// The engine's "king trapped on the edge" test for the king on `k`, with
+/// `defenders` defenders (the king not counted) and `attackers` attackers
+/// on the board. The king must be on an edge, at least two squares from
+/// each corner along it; the two edge squares on each side of him must be
+/// attackers, except that a corner among them counts as one more attacker
+/// instead. Then, with more than five attackers (so counted), the two
+/// squares straight inward from him must be attackers too; and the king is
+/// trapped when fewer than two defenders are left, or when more than seven
+/// attackers are and, on one side of him, the two squares inward from the
+/// edge square next to him are attackers.
+pub fn king_trapped(cells: &Cells, k: usize, defenders: usize, mut attackers: usize) -> bool {
+    let (file, rank) = (k % SIZE, k / SIZE);
+    // The edge (tested in the engine's order: a-file, k-file, rank 11,
+    // rank 1), the inward step, and the king's place along the edge.
+    let (inward, along, place) = if file == 0 {
+        (EAST, NORTH, rank)
+    } else if file == LAST {
+        (WEST, NORTH, rank)
+    } else if rank == LAST {
+        (SOUTH, EAST, file)
+    } else if rank == 0 {
+        (NORTH, EAST, file)
+    } else {
+        return false;
+    };
+    if !(2..=LAST - 2).contains(&place) {
+        return false;
+    }
+    let square_at = |p: usize| {
+        if along == NORTH {
+            p * SIZE + file
+        } else {
+            rank * SIZE + p
+        }
+    };
+    for p in [place - 2, place - 1, place + 1, place + 2] {
+        if p == 0 || p == LAST {
+            attackers += 1;
+        } else if !attacker(cells, square_at(p)) {
+            return false;
+        }
+    }
+    // Two squares straight inward from `sq` are attackers.
+    let inward_pair = |sq: usize| {
+        let one = step(sq, inward);
+        let two = one.and_then(|s| step(s, inward));
+        matches!((one, two), (Some(a), Some(b)) if attacker(cells, a) && attacker(cells, b))
+    };
+    if attackers > 5 && !inward_pair(k) {
+        return false;
+    }
+    defenders < 2
+        || (attackers > 7
+            && [square_at(place + 1), square_at(place - 1)]
+                .into_iter()
+                .any(inward_pair))
+}
+
+/// The corner `corner` is sealed off (the engine's `closed_off_exit`):
+/// either its two neighbours along the edges and the square beyond each
+/// are all attackers, or no defender (the king included) is next to the
+/// area reached from it. That area is walked from the corner's two
+/// neighbours: a neighbour that is empty or an attacker opens the walk to
+/// its own neighbours (a defender there is passed over, and not seen); then
+/// empty squares lead on, attackers stop the walk, and any defender reached
+/// unseals the corner. On success the corner's sealed edge squares (the
+/// corner, the empty or attacker neighbours and the empty edge squares
+/// reached; in the first case the five squares named) are added to
+/// `sealed`.
+fn corner_sealed(cells: &Cells, corner: usize, sealed: &mut u128) -> bool {
+    let mut next = [0usize; 2];
+    let mut beyond = [0usize; 2];
+    let mut found = 0;
+    for d in 0..4 {
+        if let Some(n) = step(corner, d) {
+            let (Some(slot), Some(b)) = (next.get_mut(found), step(n, d)) else {
+                return false;
+            };
+            *slot = n;
+            beyond[found] = b;
+            found += 1;
+        }
+    }
+    if found != 2 {
+        return false;
+    }
+    if next.iter().chain(&beyond).all(|&s| attacker(cells, s)) {
+        *sealed |= bit(corner) | bit(next[0]) | bit(next[1]) | bit(beyond[0]) | bit(beyond[1]);
+        return true;
+    }
+    let mut marked = bit(corner) | bit(next[0]) | bit(next[1]);
+    let mut reached = bit(corner);
+    let mut stack = Vec::with_capacity(SQUARES);
+    for n in next {
+        if !defender(cells, n) {
+            reached |= bit(n);
+            push_unmarked(n, &mut marked, &mut stack);
+        }
+    }
+    while let Some(sq) = stack.pop() {
+        match cells[sq] {
+            None => {
+                if on_edge(sq) {
+                    reached |= bit(sq);
+                }
+                push_unmarked(sq, &mut marked, &mut stack);
+            }
+            Some(p) if p.side == Player::Second => return false,
+            Some(_) => {}
+        }
+    }
+    *sealed |= reached;
+    true
+}
+
+/// The squares of the four board edges, each edge in order.
+fn edge_lines() -> impl Iterator<Item = [usize; SIZE]> {
+    (0..4).map(|e| {
+        std::array::from_fn(|i| match e {
+            0 => i * SIZE,
+            1 => i * SIZE + LAST,
+            2 => LAST * SIZE + i,
+            _ => i,
+        })
+    })
+}
+
+/// Each board edge has at most one run of open squares (neither an
+/// attacker nor in `sealed`), at most `n` long.
+fn edge_gaps_at_most(cells: &Cells, sealed: u128, n: usize) -> bool {
+    edge_lines().all(|line| {
+        let (mut runs, mut open, mut in_run) = (0, 0, false);
+        for sq in line {
+            let is_open = !attacker(cells, sq) && sealed & bit(sq) == 0;
+            if is_open && !in_run {
+                runs += 1;
+            }
+            in_run = is_open;
+            open += usize::from(is_open);
+        }
+        runs <= 1 && open <= n
+    })
+}
+
+/// The engine's adjudication that the king cannot escape (the attackers
+/// win), tested after every move that leaves the game going: the king
+/// trapped on the edge ([`king_trapped`]), or every corner sealed off
+/// (see `corner_sealed`) and then one of: fewer than four defenders
+/// (the king not counted) against thirteen or more attackers; fewer than
+/// six defenders and at most one run of at most three open edge squares
+/// on each edge; at most one run of at most two open squares on each edge.
+/// Open edge squares are those neither held by an attacker nor among the
+/// sealed corners' edge squares. Without a king it is true.
+pub fn escape_impossible(cells: &Cells) -> bool {
+    let Some(king) = king_of(cells) else {
+        return true;
+    };
+    let (mut attackers, mut defenders) = (0, 0);
+    for p in cells.iter().flatten() {
+        match (p.side, p.kind) {
+            (Player::First, _) => attackers += 1,
+            (Player::Second, Kind::King) => {}
+            (Player::Second, _) => defenders += 1,
+        }
+    }
+    if king_trapped(cells, king, defenders, attackers) {
+        return true;
+    }
+    let mut sealed = 0u128;
+    if !CORNERS
+        .iter()
+        .all(|&c| corner_sealed(cells, c, &mut sealed))
+    {
+        return false;
+    }
+    (defenders < 4 && attackers >= 13)
+        || (defenders < 6 && edge_gaps_at_most(cells, sealed, 3))
+        || edge_gaps_at_most(cells, sealed, 2)
+}
+
+/// The end a board shows right after a move landing on `to` (in the
+/// engine's order): the king on a corner (the defenders win), the king
+/// captured (`king_captured`; the attackers win), an edge fort (the
+/// defenders), encirclement (the attackers), no attacker left (the
+/// defenders: the attackers have no move). `ply` is the number of plies
+/// played including this move; at [`MOVE_LIMIT`] an undecided game is a
+/// draw.
+pub(crate) fn move_outcome(
+    cells: &Cells,
+    to: usize,
+    king_captured: bool,
+    ply: u32,
+) -> Option<Outcome> {
+    let king = king_of(cells);
+    if king == Some(to) && CORNERS.contains(&to) {
+        return Some(Outcome::win(Player::Second, EndReason::KingEscaped));
+    }
+    static_or_limit(cells, king, king_captured, ply)
+}
+
+/// The ends a position text shows (no move to judge): no king (the
+/// attackers win), the king on a corner, then as [`move_outcome`] without
+/// the move limit, and then [`escape_impossible`].
+pub(crate) fn text_outcome(cells: &Cells) -> Option<Outcome> {
+    let king = king_of(cells);
+    if king.is_some_and(|k| CORNERS.contains(&k)) {
+        return Some(Outcome::win(Player::Second, EndReason::KingEscaped));
+    }
+    static_or_limit(cells, king, king.is_none(), 0).or_else(|| {
+        escape_impossible(cells).then(|| Outcome::win(Player::First, EndReason::KingCaptured))
+    })
+}
+
+fn static_or_limit(
+    cells: &Cells,
+    king: Option<usize>,
+    king_captured: bool,
+    ply: u32,
+) -> Option<Outcome> {
+    if king_captured {
+        return Some(Outcome::win(Player::First, EndReason::KingCaptured));
+    }
+    if king.is_some_and(|k| edge_fort(cells, k)) {
+        return Some(Outcome::win(Player::Second, EndReason::KingEscaped));
+    }
+    if encircled(cells) {
+        return Some(Outcome::win(Player::First, EndReason::KingCaptured));
+    }
+    if !cells.iter().flatten().any(|p| p.side == Player::First) {
+        return Some(Outcome::win(Player::Second, EndReason::NoLegalAction));
+    }
+    (ply >= MOVE_LIMIT).then(|| Outcome::draw(EndReason::PlyCap))
 }
 
 /// Play a plain move of `side`'s piece on `cells` under the copenhagen
@@ -150,6 +499,7 @@ mod tests {
     use super::super::board::{Piece, GEOMETRY};
     use super::super::games::{Copenhagen, COPENHAGEN_START};
     use super::super::TaflAction;
+    use super::MOVE_LIMIT;
     use crate::{EndReason, Game, Outcome, Player};
 
     /// A copenhagen position from `(square, piece letter)` pairs.
@@ -472,6 +822,310 @@ mod tests {
         play(&mut game, "e7e3");
         assert_eq!(at(&game, "d3"), Some('S'));
         assert_eq!(game.outcome(), attackers_win());
+    }
+
+    fn defenders_win(reason: EndReason) -> Option<Outcome> {
+        Some(Outcome::win(Player::Second, reason))
+    }
+
+    #[test]
+    fn repetition_ignores_the_side_to_move() {
+        // k10k9 then c3c4, k9k10, c4c5, k10k9: the board with c5 back on c3
+        // occurred after the attackers' first move, with the defenders to
+        // move; the engine compares boards only, so c5c3 is refused.
+        let mut game = position(&[("k10", 's'), ("c3", 'S'), ("f9", 'K')], 'a');
+        for token in ["k10k9", "c3c4", "k9k10", "c4c5", "k10k9"] {
+            play(&mut game, token);
+        }
+        assert!(game.parse_move("c5c3").is_err());
+        assert!(game.parse_move("c5c2").is_ok());
+    }
+
+    #[test]
+    fn repetition_compares_the_board_before_its_captures() {
+        // e8e5 puts an attacker between d5 and f5 (safe). d5 steps away,
+        // the attackers go round j2-j3-j4-j2 and b9 goes to b10 and back.
+        // d4d5 would capture e5, but the board it makes before the capture
+        // is the one after e8e5: refused.
+        let mut game = position(
+            &[
+                ("d5", 'S'),
+                ("f5", 'S'),
+                ("b9", 'S'),
+                ("h9", 'K'),
+                ("e8", 's'),
+                ("j2", 's'),
+            ],
+            'a',
+        );
+        for token in ["e8e5", "d5d4", "j2j3", "b9b10", "j3j4", "b10b9", "j4j2"] {
+            play(&mut game, token);
+        }
+        assert!(game.parse_move("d4d5").is_err());
+        assert!(game.parse_move("d4d3").is_ok());
+    }
+
+    /// The king on a6 next to the empty a5; `extra` adds pieces.
+    fn fort_position(extra: &[(&'static str, char)], side: char) -> Copenhagen {
+        let mut pieces = vec![("a6", 'K'), ("a7", 'S'), ("b6", 'S'), ("h10", 's')];
+        pieces.extend_from_slice(extra);
+        position(&pieces, side)
+    }
+
+    #[test]
+    fn edge_fort_wins_for_the_defenders() {
+        // a7, b6, b5 and the arriving a4 close a5: every one of them has a
+        // defender or the board edge on a side across the step that
+        // reaches it.
+        let mut game = fort_position(&[("b5", 'S'), ("d4", 'S'), ("h2", 's')], 'd');
+        assert_eq!(game.outcome(), None);
+        play(&mut game, "d4a4");
+        assert_eq!(game.outcome(), defenders_win(EndReason::KingEscaped));
+        // A position text showing a fort is a finished game.
+        let game = fort_position(&[("b5", 'S'), ("a4", 'S'), ("h9", 's')], 'a');
+        assert_eq!(game.outcome(), defenders_win(EndReason::KingEscaped));
+        // No fort while the king has no empty neighbour.
+        let mut game = fort_position(&[("b5", 'S'), ("a5", 'S'), ("d4", 'S'), ("h9", 's')], 'd');
+        play(&mut game, "d4a4");
+        assert_eq!(game.outcome(), None);
+    }
+
+    #[test]
+    fn edge_fort_needs_covered_defenders() {
+        // The area is a5 and b5, closed by a4, b4, c5 (arriving), b6 and
+        // a7; c4 covers c5. b6 is reached first from the king (eastwards):
+        // across that step its north and south neighbours b7 and b5 hold
+        // no defender, so the engine finds it capturable and there is no
+        // fort, although b5 is inside the fort and the king guards b6's
+        // west.
+        let open = [
+            ("a4", 'S'),
+            ("b4", 'S'),
+            ("c4", 'S'),
+            ("d5", 'S'),
+            ("h2", 's'),
+        ];
+        let mut game = fort_position(&open, 'd');
+        play(&mut game, "d5c5");
+        assert_eq!(game.outcome(), None);
+        // With a defender on b7, b6 is covered: a fort.
+        let mut game = fort_position(&[open.as_slice(), &[("b7", 'S')]].concat(), 'd');
+        play(&mut game, "d5c5");
+        assert_eq!(game.outcome(), defenders_win(EndReason::KingEscaped));
+        // With a single attacker left the coverage is not asked for.
+        let mut game = fort_position(&open[..4], 'd');
+        play(&mut game, "d5c5");
+        assert_eq!(game.outcome(), defenders_win(EndReason::KingEscaped));
+        // An attacker inside the area: no fort.
+        let inside = [open.as_slice(), &[("b7", 'S'), ("b5", 's')]].concat();
+        let mut game = fort_position(&inside, 'd');
+        play(&mut game, "d5c5");
+        assert_eq!(game.outcome(), None);
+    }
+
+    #[test]
+    fn encirclement_needs_every_defender_with_the_king() {
+        // As in encirclement_wins_for_the_attackers, plus a defender on h8
+        // outside the ring: the engine plays on.
+        let ring = [
+            ("c3", 'K'),
+            ("d3", 'S'),
+            ("b3", 's'),
+            ("c2", 's'),
+            ("d2", 's'),
+            ("c4", 's'),
+            ("d4", 's'),
+            ("e7", 's'),
+            ("h8", 'S'),
+        ];
+        let mut game = position(&ring, 'a');
+        play(&mut game, "e7e3");
+        assert_eq!(game.outcome(), None);
+        // Shut in on his own (by g8, i8, h7 and h9) he is still not with
+        // the king: no encirclement. The attackers win all the same, by
+        // the "king cannot escape" test (no defender next to the area of
+        // any corner, no open edge square).
+        let shut = [("g8", 's'), ("i8", 's'), ("h7", 's'), ("h9", 's')];
+        let mut game = position(&[ring.as_slice(), &shut].concat(), 'a');
+        play(&mut game, "e7e3");
+        let cells = &game.state().cells;
+        assert!(!super::encircled(cells));
+        assert!(super::escape_impossible(cells));
+        assert_eq!(game.outcome(), attackers_win());
+    }
+
+    #[test]
+    fn the_king_trapped_on_the_edge_loses() {
+        // The king on a6: attackers on a4, a5, a7, a8 beside him, on b6 and
+        // c6 straight inward, and (with more than seven attackers) on b7
+        // and c7 diagonally inward once c9c7 is played.
+        let mut pieces = vec![
+            ("a6", 'K'),
+            ("a4", 's'),
+            ("a5", 's'),
+            ("a7", 's'),
+            ("a8", 's'),
+            ("b6", 's'),
+            ("c6", 's'),
+            ("b7", 's'),
+            ("c9", 's'),
+            ("h3", 'S'),
+            ("h4", 'S'),
+        ];
+        let mut game = position(&pieces, 'a');
+        assert_eq!(game.outcome(), None);
+        play(&mut game, "c9c7");
+        assert_eq!(game.outcome(), attackers_win());
+        // Without the diagonal pair, two defenders keep the game going...
+        let mut game = position(&pieces, 'a');
+        play(&mut game, "c9d9");
+        assert_eq!(game.outcome(), None);
+        // ...but one defender alone does not, once c6 is taken too.
+        pieces.retain(|&(sq, _)| sq != "h4" && sq != "c6");
+        let mut game = position(&pieces, 'a');
+        assert_eq!(game.outcome(), None);
+        play(&mut game, "c9c6");
+        assert_eq!(game.outcome(), attackers_win());
+        // Two squares from a corner, the corner stands in for an attacker
+        // (seven attackers count as eight: enough for the diagonal pair).
+        let corner = [
+            ("a3", 'K'),
+            ("a2", 's'),
+            ("a4", 's'),
+            ("a5", 's'),
+            ("b3", 's'),
+            ("c3", 's'),
+            ("b4", 's'),
+            ("c9", 's'),
+            ("h3", 'S'),
+            ("h4", 'S'),
+        ];
+        let mut game = position(&corner, 'a');
+        assert_eq!(game.outcome(), None);
+        play(&mut game, "c9c4");
+        assert_eq!(game.outcome(), attackers_win());
+        // One square from a corner the test does not apply.
+        let mut game = position(
+            &[
+                ("a2", 'K'),
+                ("a3", 's'),
+                ("a4", 's'),
+                ("b2", 's'),
+                ("c2", 's'),
+                ("j9", 's'),
+            ],
+            'a',
+        );
+        play(&mut game, "j9j8");
+        assert_eq!(game.outcome(), None);
+    }
+
+    /// Attackers on the squares four steps from each corner (a diagonal
+    /// wall of five per corner) but `missing`, the king and three
+    /// defenders in the middle.
+    fn walled(missing: &str, extra: &[(&'static str, char)]) -> Copenhagen {
+        let walls = [
+            "a5", "b4", "c3", "d2", "e1", "k5", "j4", "i3", "h2", "g1", "a7", "b8", "c9", "d10",
+            "e11", "k7", "j8", "i9", "h10", "g11",
+        ];
+        let mut pieces: Vec<(&str, char)> = walls
+            .iter()
+            .filter(|&&sq| sq != missing)
+            .map(|&sq| (sq, 's'))
+            .collect();
+        pieces.extend_from_slice(&[("f6", 'K'), ("e6", 'S'), ("g6", 'S'), ("f7", 'S')]);
+        pieces.extend_from_slice(extra);
+        position(&pieces, 'a')
+    }
+
+    #[test]
+    fn sealed_corners_lose_for_the_defenders() {
+        // Every corner walled off: each edge keeps one open square between
+        // two walls (a6, f1, k6, f11), so the engine rules that the king
+        // cannot escape, though he can still move.
+        let mut game = walled("e11", &[("e9", 's')]);
+        assert_eq!(game.outcome(), None);
+        play(&mut game, "e9e11");
+        assert_eq!(game.outcome(), attackers_win());
+        // A defender behind a wall unseals its corner.
+        let mut game = walled("e11", &[("e9", 's'), ("b10", 'S')]);
+        play(&mut game, "e9e11");
+        assert_eq!(game.outcome(), None);
+        // A defender on a corner's own neighbour does not unseal it; he
+        // counts as an open edge square, and with a6 shut too he is the
+        // a-file's only one.
+        let mut game = walled("e11", &[("e9", 's'), ("a10", 'S'), ("a6", 's')]);
+        play(&mut game, "e9e11");
+        assert_eq!(game.outcome(), attackers_win());
+        let mut game = walled("e11", &[("e9", 's'), ("a10", 'S')]);
+        play(&mut game, "e9e11");
+        assert_eq!(game.outcome(), None);
+    }
+
+    #[test]
+    fn sealed_corners_with_wider_gaps_need_fewer_defenders() {
+        // Walls three steps from the corners leave three open squares per
+        // edge: enough only with fewer than six defenders (three here);
+        // with six the game goes on.
+        let walls = [
+            "a4", "b3", "c2", "d1", "k4", "j3", "i2", "h1", "a8", "b9", "c10", "d11", "k8", "j9",
+            "i10", "h11",
+        ];
+        let build = |defenders: &[&'static str]| {
+            let mut pieces: Vec<(&str, char)> = walls.iter().map(|&sq| (sq, 's')).collect();
+            pieces.retain(|&(sq, _)| sq != "h11");
+            pieces.push(("h9", 's'));
+            pieces.push(("f6", 'K'));
+            pieces.extend(defenders.iter().map(|&sq| (sq, 'S')));
+            position(&pieces, 'a')
+        };
+        let mut game = build(&["e6", "g6", "f7"]);
+        play(&mut game, "h9h11");
+        assert_eq!(game.outcome(), attackers_win());
+        let mut game = build(&["e6", "g6", "f7", "f5", "e7", "g7"]);
+        play(&mut game, "h9h11");
+        assert_eq!(game.outcome(), None);
+    }
+
+    #[test]
+    fn no_attacker_left_wins_for_the_defenders() {
+        let mut game = position(&[("e5", 's'), ("d5", 'S'), ("h5", 'S'), ("f9", 'K')], 'd');
+        play(&mut game, "h5f5");
+        assert_eq!(at(&game, "e5"), None);
+        assert_eq!(game.outcome(), defenders_win(EndReason::NoLegalAction));
+    }
+
+    #[test]
+    fn the_move_limit_draws() {
+        // Quiet moves from the start: after 141 plies the game goes on,
+        // the 142nd draws it.
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut game = Copenhagen::start();
+        while game.ply() < MOVE_LIMIT - 1 {
+            let quiet: Vec<_> = game
+                .legal_vec()
+                .into_iter()
+                .filter(|&a| {
+                    let mut child = game.clone();
+                    child.play(a);
+                    child.outcome().is_none()
+                })
+                .collect();
+            assert!(!quiet.is_empty(), "no quiet move at ply {}", game.ply());
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            game.play(quiet[(seed % quiet.len() as u64) as usize]);
+        }
+        assert_eq!(game.outcome(), None);
+        let quiet = game.legal_vec().into_iter().find(|&a| {
+            let mut child = game.clone();
+            child.play(a);
+            child.outcome().is_some_and(|o| o.winner.is_none())
+        });
+        let mut child = game.clone();
+        child.play(quiet.expect("a drawing move"));
+        assert_eq!(child.outcome(), Some(Outcome::draw(EndReason::PlyCap)));
     }
 
     #[test]

@@ -6,7 +6,7 @@ use super::action::TaflAction;
 use super::board::{bit, sandwiched, squares_of, step, Kind, CORNER_MASK};
 use super::copenhagen;
 use super::movegen::{for_each_rook_move, play_rook_move, remove_captured};
-use super::state::{cells_hash, Pending, Tafl, COMMAND, EXCHANGE, FREEZE, HOP};
+use super::state::{cells_hash, piece_key, Pending, Tafl, COMMAND, EXCHANGE, FREEZE, HOP};
 use super::turn::Turn;
 use crate::{EndReason, Outcome, Player};
 
@@ -110,15 +110,14 @@ impl Tafl {
         if self.copenhagen {
             let result = copenhagen::play_move(&mut self.cells, from, to, self.side);
             if result.captured {
-                // No earlier position can come back: fewer pieces now.
+                // No earlier board can come back: fewer pieces now.
                 self.seen.clear();
             }
-            if result.king_captured
-                || (self.side == Player::First && copenhagen::encircled(&self.cells))
-            {
-                self.outcome = Some(Outcome::win(Player::First, EndReason::KingCaptured));
-            }
-        } else if play_rook_move(&mut self.cells, from, to, self.side) {
+            self.outcome =
+                copenhagen::move_outcome(&self.cells, to, result.king_captured, self.ply);
+            return;
+        }
+        if play_rook_move(&mut self.cells, from, to, self.side) {
             self.outcome = Some(Outcome::win(Player::First, EndReason::KingCaptured));
         }
         let king_moved = matches!(self.cells[to], Some(p) if p.kind == Kind::King);
@@ -171,7 +170,10 @@ impl Tafl {
         self.pending = Pending::None;
         self.side = self.side.opponent();
         if self.copenhagen {
-            self.seen.push(cells_hash(&self.cells, self.side));
+            self.seen.push(cells_hash(&self.cells, Player::First));
+            if self.outcome.is_none() && copenhagen::escape_impossible(&self.cells) {
+                self.outcome = Some(Outcome::win(Player::First, EndReason::KingCaptured));
+            }
         }
         if self.outcome.is_none() && !self.any_legal() {
             self.outcome = Some(self.no_legal_outcome());
@@ -180,9 +182,12 @@ impl Tafl {
 }
 
 impl Tafl {
-    /// Copenhagen repetition ban (`docs/rules.md` §6): a defenders' move
-    /// may not recreate a position (board and side to move) that occurred
-    /// since the last capture; a capturing move never does.
+    /// Copenhagen repetition ban (`docs/rules.md` §6), as the engine has
+    /// it: a defenders' move may not produce a board (side to move not
+    /// counted) that has occurred before in the game. The board compared
+    /// is the one with the piece moved and nothing yet captured; the
+    /// record holds the boards after each move (captures made) since the
+    /// last capture, which are the only ones with as many pieces.
     pub(crate) fn copenhagen_repeats(&self, turn: Turn) -> bool {
         let Turn::Move { from, to } = turn else {
             return false;
@@ -190,8 +195,10 @@ impl Tafl {
         if self.side != Player::Second {
             return false;
         }
-        let mut after = self.cells;
-        let result = copenhagen::play_move(&mut after, from as usize, to as usize, self.side);
-        !result.captured && self.seen.contains(&cells_hash(&after, Player::First))
+        let (Some(&now), Some(piece)) = (self.seen.last(), self.cells[from as usize]) else {
+            return false;
+        };
+        let after = now ^ piece_key(piece, from as usize) ^ piece_key(piece, to as usize);
+        self.seen.contains(&after)
     }
 }

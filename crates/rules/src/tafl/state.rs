@@ -60,8 +60,9 @@ pub struct Tafl {
     pub(crate) ply: u32,
     /// The `copenhagen` rulings (`docs/rules.md` §6) instead of §3's.
     pub(crate) copenhagen: bool,
-    /// Copenhagen: board hashes ([`cells_hash`]) of the positions since the
-    /// last capture, for the defenders' repetition ban.
+    /// Copenhagen: board hashes ([`cells_hash`], side to move not counted)
+    /// after each move since the last capture, the current board last, for
+    /// the defenders' repetition ban.
     pub(crate) seen: Vec<u64>,
 }
 
@@ -133,7 +134,7 @@ impl Tafl {
         };
         game.validate()?;
         if copenhagen {
-            game.seen.push(cells_hash(&game.cells, game.side));
+            game.seen.push(cells_hash(&game.cells, Player::First));
         }
         game.outcome = game.static_outcome();
         if game.outcome.is_none() && !game.any_legal() {
@@ -187,10 +188,11 @@ impl Tafl {
     }
 
     /// Outcome visible on the board alone: no king (captured) or the king
-    /// on a corner (escaped); in `copenhagen` also the defenders encircled.
+    /// on a corner (escaped); in `copenhagen` also its other ends
+    /// (`copenhagen::text_outcome`).
     fn static_outcome(&self) -> Option<Outcome> {
-        if self.copenhagen && super::copenhagen::encircled(&self.cells) {
-            return Some(Outcome::win(Player::First, EndReason::KingCaptured));
+        if self.copenhagen {
+            return super::copenhagen::text_outcome(&self.cells);
         }
         match self.king_square() {
             None => Some(Outcome::win(Player::First, EndReason::KingCaptured)),
@@ -332,14 +334,21 @@ impl Tafl {
     }
 }
 
+/// Zobrist key of `piece` standing on `sq` (one term of [`cells_hash`]).
+#[inline]
+pub(crate) fn piece_key(piece: Piece, sq: usize) -> u64 {
+    let index = piece.side.index() * 6 + piece.kind as usize;
+    zobrist::key(ZOBRIST_FAMILY, (index * 121 + sq) as u64)
+}
+
 /// Hash of the board and the side to move (the part of [`Tafl::hash`] that
 /// a `copenhagen` position has: no powers, frozen pieces or pending parts).
+/// With `side == Player::First` it is the board's hash alone.
 pub(crate) fn cells_hash(cells: &Cells, side: Player) -> u64 {
     let mut h = 0u64;
     for (sq, c) in cells.iter().enumerate() {
         if let Some(p) = c {
-            let piece = p.side.index() * 6 + p.kind as usize;
-            h ^= zobrist::key(ZOBRIST_FAMILY, (piece * 121 + sq) as u64);
+            h ^= piece_key(*p, sq);
         }
     }
     if side == Player::Second {
