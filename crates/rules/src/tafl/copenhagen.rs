@@ -383,6 +383,8 @@ fn edge_gaps_at_most(cells: &Cells, sealed: u128, n: usize) -> bool {
 /// on each edge; at most one run of at most two open squares on each edge.
 /// Open edge squares are those neither held by an attacker nor among the
 /// sealed corners' edge squares. Without a king it is true.
+// Out of line, as `move_outcome`: the shared tafl move path stays small.
+#[inline(never)]
 pub fn escape_impossible(cells: &Cells) -> bool {
     let Some(king) = king_of(cells) else {
         return true;
@@ -417,6 +419,8 @@ pub fn escape_impossible(cells: &Cells) -> bool {
 /// defenders: the attackers have no move). `ply` is the number of plies
 /// played including this move; at [`MOVE_LIMIT`] an undecided game is a
 /// draw.
+// Out of line: the tafl move path shared with `hnefatafl` stays small.
+#[inline(never)]
 pub(crate) fn move_outcome(
     cells: &Cells,
     to: usize,
@@ -863,6 +867,44 @@ mod tests {
         }
         assert!(game.parse_move("d4d5").is_err());
         assert!(game.parse_move("d4d3").is_ok());
+    }
+
+    #[test]
+    fn repetition_can_leave_the_defenders_without_a_move() {
+        // The king's only moves are d1-d2 and back (capturing nothing);
+        // the attackers shuffle j9-j8. Once the board of the start is
+        // back, d1d2 would make the board after the first move again: no
+        // legal move, a loss. (The defenders shut in on a4 and a8 keep the
+        // engine's "king cannot escape" test away: two open runs on the
+        // a-file edge.)
+        let mut game = position(
+            &[
+                ("d1", 'K'),
+                ("c1", 's'),
+                ("e1", 's'),
+                ("c2", 's'),
+                ("e2", 's'),
+                ("d3", 's'),
+                ("j9", 's'),
+                ("a4", 'S'),
+                ("a3", 's'),
+                ("a5", 's'),
+                ("b4", 's'),
+                ("a8", 'S'),
+                ("a7", 's'),
+                ("a9", 's'),
+                ("b8", 's'),
+            ],
+            'd',
+        );
+        for token in ["d1d2", "j9j8", "d2d1", "j8j9"] {
+            assert_eq!(game.outcome(), None);
+            play(&mut game, token);
+        }
+        assert_eq!(
+            game.outcome(),
+            Some(Outcome::win(Player::First, EndReason::NoLegalAction))
+        );
     }
 
     /// The king on a6 next to the empty a5; `extra` adds pieces.
