@@ -83,7 +83,7 @@ fn assert_error(answer: &(StatusCode, Value), status: StatusCode, needle: &str) 
 
 /// Positions one move from the end, with the move that ends the game and
 /// the winner (`docs/rules.md` for each variant's rules).
-pub const LAST_MOVES: [(&str, &str, &str, &str); 5] = [
+pub const LAST_MOVES: [(&str, &str, &str, &str); 6] = [
     (
         "losers",
         "4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1",
