@@ -563,7 +563,7 @@ fn init_from_takes_a_variant_with_the_same_encoding() {
         .replace("games_per_chunk = 3", "games_per_chunk = 2")
         .replace("ply_cap = 60", "ply_cap = 30");
     let config = write_config(tmp.path(), &config);
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("models/hnefatafl");
+    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/hnefatafl");
     let run = tmp.path().join("run");
     let out = lokizero(&[
         "train",
