@@ -347,9 +347,25 @@ fn play_line(side: Player, token: &str) -> Option<String> {
     (square(from) && square(to)).then(|| format!("play {} {from} {to}", role(side)))
 }
 
+/// What is wrong with an engine's reply to `generate_move`.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+enum ReplyError {
+    /// Not `play ROLE FROM TO`.
+    #[error("not `play ROLE FROM TO`")]
+    NotAPlay,
+    /// A move of the side not to move.
+    #[error("a move of the {got}s, but the {expected}s are to move")]
+    WrongSide {
+        /// The role in the reply.
+        got: String,
+        /// The side to move's role.
+        expected: &'static str,
+    },
+}
+
 /// The engine's `play ROLE FROM TO` as our move token, checked against
 /// the side to move: `Ok(None)` for a resignation.
-fn parse_play(line: &str, side: Player) -> Result<Option<String>, String> {
+fn parse_play(line: &str, side: Player) -> Result<Option<String>, ReplyError> {
     let words: Vec<&str> = line.split_whitespace().collect();
     match words.as_slice() {
         ["play", r, "resigns", ..] if *r == role(side) => Ok(None),
@@ -358,11 +374,11 @@ fn parse_play(line: &str, side: Player) -> Result<Option<String>, String> {
             from.to_ascii_lowercase(),
             to.to_ascii_lowercase()
         ))),
-        ["play", r, ..] => Err(format!(
-            "a move of the {r}s, but the {}s are to move",
-            role(side)
-        )),
-        _ => Err("not `play ROLE FROM TO`".into()),
+        ["play", r, ..] => Err(ReplyError::WrongSide {
+            got: r.to_string(),
+            expected: role(side),
+        }),
+        _ => Err(ReplyError::NotAPlay),
     }
 }
 
@@ -456,7 +472,7 @@ impl<G: Game> HtpPlayer<G> {
             reason,
         };
         let token = parse_play(&line, game.side_to_move())
-            .map_err(bad)?
+            .map_err(|e| bad(e.to_string()))?
             .ok_or_else(|| HtpError::Resigned { path: path.clone() })?;
         let actions = game.parse_move(&token).map_err(|e| bad(e.to_string()))?;
         let [action] = actions.as_slice() else {
