@@ -20,10 +20,12 @@
 //! engine ([`Contestant::take_error`]). The referee is always our rules
 //! implementation.
 
-use std::io::{BufRead, BufReader, Write};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{Shutdown, TcpListener, TcpStream};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bot::{moves_of_line, same_position};
@@ -31,7 +33,7 @@ use rules::{Game, Player};
 
 use crate::opening::Opening;
 use crate::player::Contestant;
-use crate::uci_client::move_between;
+use crate::uci_client::{move_between, program_name};
 
 /// The address the engine connects to: its port is fixed (its
 /// `SERVER_PORT`), only the host is an option.
@@ -134,10 +136,13 @@ pub enum HtpError {
         seconds: f64,
     },
     /// The engine closed the connection while a move was awaited.
-    #[error("{path} closed the connection while we waited for its move")]
+    #[error("{path} closed the connection while we waited for its move{said}")]
     Closed {
         /// Executable.
         path: PathBuf,
+        /// `; it exited (status)` and the last lines it printed, when
+        /// there are any.
+        said: String,
     },
     /// A reply that is not `play ROLE FROM TO`, or a move our rules refuse.
     #[error("{path} answered {line:?}: {reason}")]
@@ -201,12 +206,36 @@ impl HtpConfig {
     }
 }
 
+/// How many of the engine's last output lines an error quotes.
+const OUTPUT_LINES: usize = 8;
+
 /// One running engine game: the process and its connection.
 struct Session {
     path: PathBuf,
     child: Child,
     reader: BufReader<TcpStream>,
     writer: TcpStream,
+    /// The last [`OUTPUT_LINES`] lines the engine printed (stdout and
+    /// stderr), for the error when it exits mid-game.
+    output: Arc<Mutex<VecDeque<String>>>,
+}
+
+/// Keep the last [`OUTPUT_LINES`] lines of `stream` in `into`, on a thread
+/// that ends with the stream.
+fn collect_lines(stream: impl Read + Send + 'static, into: &Arc<Mutex<VecDeque<String>>>) {
+    let into = Arc::clone(into);
+    std::thread::spawn(move || {
+        for line in BufReader::new(stream).lines() {
+            let Ok(line) = line else { break };
+            let mut lines = into
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            if lines.len() == OUTPUT_LINES {
+                lines.pop_front();
+            }
+            lines.push_back(line);
+        }
+    });
 }
 
 impl Session {
@@ -224,13 +253,20 @@ impl Session {
             .arg("127.0.0.1")
             .args(config.ai.args())
             .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
             .spawn()
             .map_err(|source| HtpError::Spawn {
                 path: config.path.clone(),
                 source,
             })?;
+        let output = Arc::new(Mutex::new(VecDeque::new()));
+        if let Some(out) = child.stdout.take() {
+            collect_lines(out, &output);
+        }
+        if let Some(err) = child.stderr.take() {
+            collect_lines(err, &output);
+        }
         let deadline = Instant::now() + config.connect_timeout;
         let stream = loop {
             match listener.accept() {
@@ -266,6 +302,7 @@ impl Session {
                 child,
                 reader,
                 writer,
+                output,
             }),
             Err(e) => {
                 let _ = child.kill();
@@ -293,6 +330,7 @@ impl Session {
         match self.reader.read_line(&mut line) {
             Ok(0) => Err(HtpError::Closed {
                 path: self.path.clone(),
+                said: self.last_words(),
             }),
             Ok(_) => Ok(line.trim().to_string()),
             Err(e)
@@ -312,6 +350,33 @@ impl Session {
                 source,
             }),
         }
+    }
+}
+
+impl Session {
+    /// After the engine closed the connection: `; it exited (status)` and
+    /// its last output lines, waiting up to a second for it to exit.
+    fn last_words(&mut self) -> String {
+        let deadline = Instant::now() + Duration::from_secs(1);
+        let mut status = None;
+        while status.is_none() && Instant::now() < deadline {
+            status = self.child.try_wait().ok().flatten();
+            if status.is_none() {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+        }
+        // The reading threads end with the process; give them a moment.
+        std::thread::sleep(Duration::from_millis(50));
+        let lines = self
+            .output
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let mut said = status.map_or(String::new(), |s| format!("; it exited ({s})"));
+        if !lines.is_empty() {
+            said.push_str("; its last output: ");
+            said.push_str(&lines.iter().cloned().collect::<Vec<_>>().join(" | "));
+        }
+        said
     }
 }
 
@@ -493,12 +558,11 @@ impl<G: Game> HtpPlayer<G> {
 
 impl<G: Game> Contestant<G> for HtpPlayer<G> {
     fn name(&self) -> String {
-        let file = self
-            .config
-            .path
-            .file_name()
-            .map_or_else(|| "engine".into(), |f| f.to_string_lossy().to_string());
-        format!("htp:{file}[{}]", self.config.ai)
+        format!(
+            "htp:{}[{}]",
+            program_name(&self.config.path),
+            self.config.ai
+        )
     }
 
     fn new_game(&mut self, opening: &Opening<G>) {

@@ -416,14 +416,20 @@ impl<G: Game> UciPlayer<G> {
     }
 }
 
+/// The file name of an engine's program, for a player's name ("engine"
+/// when the path has none).
+pub(crate) fn program_name(path: &Path) -> String {
+    path.file_name()
+        .map_or_else(|| "engine".into(), |f| f.to_string_lossy().to_string())
+}
+
 impl<G: Game> Contestant<G> for UciPlayer<G> {
     fn name(&self) -> String {
-        let file = self
-            .config
-            .path
-            .file_name()
-            .map_or_else(|| "engine".into(), |f| f.to_string_lossy().to_string());
-        format!("uci:{file}[{}]", self.config.go.trim_start_matches("go "))
+        format!(
+            "uci:{}[{}]",
+            program_name(&self.config.path),
+            self.config.go.trim_start_matches("go ")
+        )
     }
 
     fn set_clock(&mut self, clock: &GameClock) {

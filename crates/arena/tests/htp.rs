@@ -36,7 +36,8 @@ for line in f:
     log.flush()
     if line.startswith("generate_move"):
         if not replies:
-            sys.exit(0)
+            print("fake-htp: no more moves", file=sys.stderr)
+            sys.exit(3)
         f.write(replies.pop(0) + "\n")
         f.flush()
 "#,
@@ -168,6 +169,9 @@ fn htp_player_against_fake_engines() {
     );
     let reason = result.forfeit.expect("a forfeit").reason;
     assert!(reason.contains("closed the connection"), "{reason}");
+    // The error says how it exited and what it printed last.
+    assert!(reason.contains("exit status: 3"), "{reason}");
+    assert!(reason.contains("fake-htp: no more moves"), "{reason}");
 
     // A missing engine is an error before any game.
     let missing = config(&tmp.path().join("no-such-engine"));

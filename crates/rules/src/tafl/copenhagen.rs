@@ -809,19 +809,22 @@ mod tests {
         assert_eq!(game.outcome(), None);
     }
 
+    /// The king and a defender in a corner of attackers; `e7e3` closes
+    /// the ring.
+    const RING: [(&str, char); 8] = [
+        ("c3", 'K'),
+        ("d3", 'S'),
+        ("b3", 's'),
+        ("c2", 's'),
+        ("d2", 's'),
+        ("c4", 's'),
+        ("d4", 's'),
+        ("e7", 's'),
+    ];
+
     #[test]
     fn encirclement_wins_for_the_attackers() {
-        let pieces = [
-            ("c3", 'K'),
-            ("d3", 'S'),
-            ("b3", 's'),
-            ("c2", 's'),
-            ("d2", 's'),
-            ("c4", 's'),
-            ("d4", 's'),
-            ("e7", 's'),
-        ];
-        let mut game = position(&pieces, 'a');
+        let mut game = position(&RING, 'a');
         assert_eq!(game.outcome(), None);
         play(&mut game, "e7e3");
         assert_eq!(at(&game, "d3"), Some('S'));
@@ -969,17 +972,7 @@ mod tests {
     fn encirclement_needs_every_defender_with_the_king() {
         // As in encirclement_wins_for_the_attackers, plus a defender on h8
         // outside the ring: the engine plays on.
-        let ring = [
-            ("c3", 'K'),
-            ("d3", 'S'),
-            ("b3", 's'),
-            ("c2", 's'),
-            ("d2", 's'),
-            ("c4", 's'),
-            ("d4", 's'),
-            ("e7", 's'),
-            ("h8", 'S'),
-        ];
+        let ring = [RING.as_slice(), &[("h8", 'S')]].concat();
         let mut game = position(&ring, 'a');
         play(&mut game, "e7e3");
         assert_eq!(game.outcome(), None);

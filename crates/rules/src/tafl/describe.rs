@@ -108,29 +108,26 @@ impl Tafl {
     }
 }
 
-impl Describe for Hnefatafl {
-    const NAME: &'static str = "Hnefatafl";
-    const SIDES: [&'static str; 2] = SIDES;
-    const GEOMETRY: Geometry = GEOMETRY;
-    const CHESS_NOTATION: bool = false;
-    const COLOURS: [Shade; 2] = COLOURS;
+/// `Describe` for a tafl ruleset without powers: plain moves, the board
+/// without Loki's frozen marks.
+macro_rules! describe_plain_tafl {
+    ($G:ty, $name:literal) => {
+        impl Describe for $G {
+            const NAME: &'static str = $name;
+            const SIDES: [&'static str; 2] = SIDES;
+            const GEOMETRY: Geometry = GEOMETRY;
+            const CHESS_NOTATION: bool = false;
+            const COLOURS: [Shade; 2] = COLOURS;
 
-    fn board_view(&self) -> BoardView {
-        self.state().board_view(false)
-    }
+            fn board_view(&self) -> BoardView {
+                self.state().board_view(false)
+            }
+        }
+    };
 }
 
-impl Describe for Copenhagen {
-    const NAME: &'static str = "Copenhagen Hnefatafl";
-    const SIDES: [&'static str; 2] = SIDES;
-    const GEOMETRY: Geometry = GEOMETRY;
-    const CHESS_NOTATION: bool = false;
-    const COLOURS: [Shade; 2] = COLOURS;
-
-    fn board_view(&self) -> BoardView {
-        self.state().board_view(false)
-    }
-}
+describe_plain_tafl!(Hnefatafl, "Hnefatafl");
+describe_plain_tafl!(Copenhagen, "Copenhagen Hnefatafl");
 
 impl Describe for Loki {
     const NAME: &'static str = "Loki Chess";
