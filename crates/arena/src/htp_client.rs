@@ -17,7 +17,9 @@
 //! opening's moves included), so its repetition rule sees what ours sees.
 //! Any failure (the engine exits, hangs past the move limit, answers an
 //! illegal move or garbage, resigns) ends the game as a forfeit of the
-//! engine ([`Contestant::take_error`]). The referee is always our rules
+//! engine ([`Contestant::take_error`]); when it exits, the forfeit quotes
+//! its exit status and last output lines (a panic's message: the engine
+//! runs with `RUST_BACKTRACE=0`). The referee is always our rules
 //! implementation.
 
 use std::collections::VecDeque;
@@ -252,6 +254,9 @@ impl Session {
             .arg("--host")
             .arg("127.0.0.1")
             .args(config.ai.args())
+            // A panic's message, not its backtrace, in the last lines an
+            // error quotes.
+            .env("RUST_BACKTRACE", "0")
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
