@@ -75,6 +75,11 @@ fn promotion_cell(meta: &Value) -> String {
     )
 }
 
+/// The README's strongest-opponent cell of a bundle without a record at
+/// a time per move against an outside engine or `uct` given at least its
+/// time.
+const NONE_RECORDED: &str = "none recorded";
+
 /// What the README and `docs/models.md` say of a bundle that replaced none.
 const FIRST_BUNDLE: &str = "none: the variant's first bundle";
 
@@ -149,6 +154,8 @@ fn the_readme_table_shows_each_model_json() {
             format!("{} x {}", m["shape"]["blocks"], m["shape"]["filters"]),
             format!("{:.2}", m["lineage"]["cpu_hours"].as_f64().unwrap()),
             headline,
+            serve::catalog::equal_time_line(&m["strength"])
+                .unwrap_or_else(|| NONE_RECORDED.to_string()),
             promotion_cell(&m),
         ];
         assert_eq!(row[..], expected[..], "README row of {v}");

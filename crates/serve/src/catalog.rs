@@ -279,7 +279,58 @@ pub fn headline_record(strength: &Value) -> Option<&Value> {
 /// `+W =D -L vs OPPONENT (N games, S simulations)`: the `strength` of
 /// `/api/variants`, and the headline cell of the README's table.
 pub fn strength_line(strength: &Value) -> Option<String> {
-    let m = headline_record(strength)?;
+    headline_record(strength).map(record_line)
+}
+
+/// The record of a bundle's `strength` field against the strongest
+/// opponent at equal or more time: among the matches the bundle played
+/// at a time per move (`bundle:PATH:100ms`), those against an outside
+/// engine (`uci:`, `htp:`, at any budget) first, then those against `uct`
+/// given at least the bundle's time, the most time per bundle time first;
+/// of equals, the later record. `None` when the bundle has no such record.
+/// The README's table shows it beside the headline.
+pub fn equal_time_record(strength: &Value) -> Option<&Value> {
+    let matches = strength.get("matches")?.as_array()?;
+    matches
+        .iter()
+        .filter_map(|m| {
+            let own = seconds_per_move(m.get("a")?.as_str()?)?;
+            let b = m.get("b")?.as_str()?;
+            // Outside engines rank above any `uct` time ratio.
+            let rank = if b.starts_with("uci:") || b.starts_with("htp:") {
+                f64::INFINITY
+            } else if b.starts_with("uct:") {
+                let ratio = seconds_per_move(b)? / own;
+                (ratio >= 1.0).then_some(ratio)?
+            } else {
+                return None;
+            };
+            Some((rank, m))
+        })
+        .fold(None, |best: Option<(f64, &Value)>, (rank, m)| match best {
+            Some((r, _)) if r > rank => best,
+            _ => Some((rank, m)),
+        })
+        .map(|(_, m)| m)
+}
+
+/// The [`equal_time_record`] in one line, as [`strength_line`].
+pub fn equal_time_line(strength: &Value) -> Option<String> {
+    equal_time_record(strength).map(record_line)
+}
+
+/// The time per move a player spec's last part names (`uct:1s`,
+/// `bundle:PATH:250ms`), seconds.
+fn seconds_per_move(spec: &str) -> Option<f64> {
+    let (_, last) = spec.rsplit_once(':')?;
+    if let Some(ms) = last.strip_suffix("ms") {
+        return ms.parse::<f64>().ok().map(|ms| ms / 1000.0);
+    }
+    last.strip_suffix('s')?.parse::<f64>().ok()
+}
+
+/// Match record `m` in one line, `+W =D -L vs OPPONENT (N games, BUDGET)`.
+fn record_line(m: &Value) -> String {
     let count = |key: &str| m.get(key).and_then(Value::as_u64).unwrap_or(0);
     let opponent = m.get("b").and_then(Value::as_str).unwrap_or("?");
     // A bundle opponent is a path (or a `bundle:PATH:N` spec); its last
@@ -293,13 +344,13 @@ pub fn strength_line(strength: &Value) -> Option<String> {
         None => opponent,
     };
     let budget = budget_of(m).map_or(String::new(), |b| format!(", {b}"));
-    Some(format!(
+    format!(
         "+{} ={} -{} vs {opponent} ({} games{budget})",
         count("wins"),
         count("draws"),
         count("losses"),
         count("games"),
-    ))
+    )
 }
 
 /// The bundle's search budget in match record `m`: its `simulations`, else
@@ -359,5 +410,34 @@ mod tests {
             Some("+33 =21 -6 vs uct:250ms (60 games, 250ms per move)")
         );
         assert_eq!(strength_line(&Value::Null), None);
+    }
+
+    #[test]
+    fn the_equal_time_record_is_against_the_strongest_opponent() {
+        let record = |a: &str, b: &str, wins: u64| serde_json::json!({"a": a, "b": b, "wins": wins, "draws": 0, "losses": 0, "games": wins});
+        // At nodes, against random, against `uct` with less time: none.
+        let s = serde_json::json!({"matches": [
+            record("bundle:m:200", "uci:/fsf:d6", 1),
+            record("bundle:m:250ms", "random", 2),
+            record("bundle:m:1s", "uct:250ms", 3),
+        ]});
+        assert_eq!(equal_time_record(&s), None);
+        assert_eq!(equal_time_line(&s), None);
+        // The most `uct` time per bundle time, then an outside engine.
+        let mut s = serde_json::json!({"matches": [
+            record("bundle:m:100ms", "uct:3s", 4),
+            record("bundle:m:250ms", "uct:250ms", 5),
+            record("bundle:m:100ms", "uct:1s", 6),
+        ]});
+        assert_eq!(
+            equal_time_line(&s).as_deref(),
+            Some("+4 =0 -0 vs uct:3s (4 games, 100ms per move)")
+        );
+        s["matches"]
+            .as_array_mut()
+            .unwrap()
+            .push(record("bundle:m:1s", "htp:/opt/htp:depth4", 7));
+        assert_eq!(equal_time_record(&s).unwrap()["wins"], 7);
+        assert_eq!(equal_time_line(&Value::Null), None);
     }
 }
