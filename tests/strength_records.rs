@@ -68,6 +68,42 @@ fn export_records_the_promotion_and_is_deterministic() {
 }
 
 #[test]
+fn export_adds_match_records_after_the_bundles_own() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shipped = Path::new(SHIPPED);
+    let before = meta(shipped)["strength"]["matches"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let record = serde_json::json!({
+        "a": "bundle:models/shakti:100ms", "b": "uct:3s", "variant": "shakti",
+        "games": 2, "wins": 1, "draws": 1, "losses": 0, "seed": 7
+    });
+    let path = tmp.path().join("match.json");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let out_dir = tmp.path().join("out");
+    let out = export(shipped, &out_dir, &["--strength", path.to_str().unwrap()]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let after = meta(&out_dir)["strength"]["matches"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(after.len(), before.len() + 1);
+    assert_eq!(after[..before.len()], before[..]);
+    assert_eq!(after[before.len()], record);
+    // A missing record file is an error naming it; nothing is written.
+    let missing = tmp.path().join("out2");
+    let out = export(shipped, &missing, &["--strength", "/no/such/match.json"]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/match.json"));
+    assert!(!missing.exists());
+}
+
+#[test]
 fn export_refuses_a_match_that_does_not_promote() {
     let tmp = tempfile::tempdir().unwrap();
     let with_a = |a: &str, name: &str| {

@@ -26,8 +26,10 @@ pub struct ExportArgs {
     /// "ONNX").
     #[arg(long, value_name = "FILE")]
     onnx: Option<PathBuf>,
-    /// JSON files with match results (`lokizero play --json` output) to
-    /// record as the bundle's measured strength (with --out).
+    /// JSON files with match results (`lokizero match --json` or `play
+    /// --json` output) to record as the bundle's measured strength (with
+    /// --out), after the records the source bundle already has (a
+    /// training checkpoint has none), in the order given.
     #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
@@ -88,11 +90,13 @@ fn export_bundle<G: Encode>(
     net: &model::Net,
     mut meta: model::BundleMeta,
 ) -> Result<()> {
-    let results = args
-        .strength
-        .iter()
-        .map(|p| read_json(p))
-        .collect::<Result<Vec<_>>>()?;
+    let mut results = match meta.strength.get("matches") {
+        Some(serde_json::Value::Array(records)) => records.clone(),
+        _ => Vec::new(),
+    };
+    for path in &args.strength {
+        results.push(read_json(path)?);
+    }
     if !results.is_empty() {
         meta.strength = serde_json::json!({ "matches": results });
     }
