@@ -101,6 +101,29 @@ fn export_adds_match_records_after_the_bundles_own() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("/no/such/match.json"));
     assert!(!missing.exists());
+    // Anything but a match record of this variant is refused by name.
+    for (name, text, says) in [
+        ("number.json", "42".to_string(), "expected a JSON object"),
+        ("partial.json", r#"{"b": "random", "wins": 1}"#.into(), "`draws`"),
+        (
+            "sum.json",
+            r#"{"b": "random", "wins": 1, "draws": 0, "losses": 0, "games": 3}"#.into(),
+            "in 3 games",
+        ),
+        (
+            "variant.json",
+            serde_json::json!({"b": "random", "variant": "loki", "wins": 1, "draws": 0, "losses": 0, "games": 1}).to_string(),
+            "not of this bundle's shakti",
+        ),
+    ] {
+        let path = tmp.path().join(name);
+        std::fs::write(&path, text).unwrap();
+        let out = export(shipped, &missing, &["--strength", path.to_str().unwrap()]);
+        assert!(!out.status.success(), "{name}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(name) && stderr.contains(says), "{name}: {stderr}");
+        assert!(!missing.exists(), "{name}");
+    }
 }
 
 #[test]

@@ -110,13 +110,14 @@ pub enum HtpError {
         source: std::io::Error,
     },
     /// The engine exited or did not connect in time.
-    #[error("{path} did not connect to {HTP_ADDRESS} within {seconds:.0} s{exited}")]
+    #[error("{path} did not connect to {HTP_ADDRESS}{exited}")]
     NoConnection {
         /// Executable.
         path: PathBuf,
         /// The limit, seconds.
         seconds: f64,
-        /// `, it exited (status)` when it did.
+        /// ` within N s` when the time ran out, `: it exited (status)` when
+        /// it exited first.
         exited: String,
     },
     /// Reading or writing the connection failed.
@@ -290,7 +291,10 @@ impl Session {
                 return Err(HtpError::NoConnection {
                     path: config.path.clone(),
                     seconds: config.connect_timeout.as_secs_f64(),
-                    exited: exited.map_or(String::new(), |s| format!(", it exited ({s})")),
+                    exited: exited.map_or_else(
+                        || format!(" within {:.0} s", config.connect_timeout.as_secs_f64()),
+                        |s| format!(": it exited ({s}) first"),
+                    ),
                 });
             }
             std::thread::sleep(Duration::from_millis(10));

@@ -287,7 +287,8 @@ pub fn strength_line(strength: &Value) -> Option<String> {
 /// at a time per move (`bundle:PATH:100ms`), those against an outside
 /// engine (`uci:`, `htp:`, at any budget) first, then those against `uct`
 /// given at least the bundle's time, the most time per bundle time first;
-/// of equals, the later record. `None` when the bundle has no such record.
+/// of equals, the first (as for the headline). `None` when the bundle has
+/// no such record.
 /// The README's table shows it beside the headline.
 pub fn equal_time_record(strength: &Value) -> Option<&Value> {
     let matches = strength.get("matches")?.as_array()?;
@@ -308,7 +309,7 @@ pub fn equal_time_record(strength: &Value) -> Option<&Value> {
             Some((rank, m))
         })
         .fold(None, |best: Option<(f64, &Value)>, (rank, m)| match best {
-            Some((r, _)) if r > rank => best,
+            Some((r, _)) if r >= rank => best,
             _ => Some((rank, m)),
         })
         .map(|(_, m)| m)
@@ -433,6 +434,12 @@ mod tests {
             equal_time_line(&s).as_deref(),
             Some("+4 =0 -0 vs uct:3s (4 games, 100ms per move)")
         );
+        // Of equals, the first.
+        s["matches"]
+            .as_array_mut()
+            .unwrap()
+            .push(record("bundle:m:200ms", "uct:6s", 8));
+        assert_eq!(equal_time_record(&s).unwrap()["wins"], 4);
         s["matches"]
             .as_array_mut()
             .unwrap()

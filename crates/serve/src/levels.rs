@@ -38,7 +38,7 @@ pub const LEVELS: [Level; 4] = [
     Level {
         name: "club",
         nodes: Some(200),
-        about: "200 nodes, the setting the shipped bundles were measured at",
+        about: "200 nodes, the setting of the shipped bundles' promotion matches",
         temperature: 0.0,
     },
     Level {

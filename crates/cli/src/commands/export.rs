@@ -95,7 +95,10 @@ fn export_bundle<G: Encode>(
         _ => Vec::new(),
     };
     for path in &args.strength {
-        results.push(read_json(path)?);
+        let record = read_json(path)?;
+        check_record(&record, G::VARIANT)
+            .with_context(|| format!("--strength {}", path.display()))?;
+        results.push(record);
     }
     if !results.is_empty() {
         meta.strength = serde_json::json!({ "matches": results });
@@ -218,6 +221,44 @@ fn bundle_identity(dir: &Path) -> Option<Ancestor> {
 }
 
 /// One JSON document (a `--json` record of `lokizero match` or `play`).
+/// Check that `record` is a match record (`lokizero match --json` or
+/// `play --json`) of `variant`: an object naming the opponent `b`, with
+/// `wins`, `draws` and `losses` adding up to `games`, and, where it names
+/// its variant, this one.
+fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result<()> {
+    let object = record
+        .as_object()
+        .ok_or_else(|| anyhow!("not a match record: expected a JSON object"))?;
+    let count = |key: &str| {
+        object
+            .get(key)
+            .and_then(serde_json::Value::as_u64)
+            .ok_or_else(|| anyhow!("not a match record: no whole number `{key}`"))
+    };
+    let (wins, draws, losses, games) = (
+        count("wins")?,
+        count("draws")?,
+        count("losses")?,
+        count("games")?,
+    );
+    if wins + draws + losses != games || games == 0 {
+        return Err(anyhow!(
+            "not a match record: {wins} wins, {draws} draws and {losses} losses in {games} games"
+        ));
+    }
+    if !object.get("b").is_some_and(serde_json::Value::is_string) {
+        return Err(anyhow!("not a match record: no opponent `b`"));
+    }
+    if let Some(played) = object.get("variant") {
+        if played.as_str() != Some(variant.as_str()) {
+            return Err(anyhow!(
+                "a match of variant {played}, not of this bundle's {variant}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn read_json(path: &Path) -> Result<serde_json::Value> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;

@@ -22,9 +22,14 @@ pub use super::search_args::{BudgetArgs, PlaySearchArgs};
 pub struct MatchArgs {
     /// Player A: bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns,
     /// uci:PATH[:N|:dN|:Nms|:Ns] (e.g. uci:/usr/games/fairy-stockfish:d1;
-    /// a time sends `go movetime`). A budget in the spec is per move and
-    /// wins over --nodes / --movetime. A bundle spec may end in :int8 or
-    /// :fp32, its network's precision (over --precision).
+    /// a time sends `go movetime`), or for copenhagen
+    /// htp:PATH[:depthN|:Ns] (hnefatafl.org's engine, alpha-beta to depth
+    /// N, default 4, or its Monte-Carlo AI for N seconds a move). A budget
+    /// in the spec is per move and wins over --nodes / --movetime. A
+    /// bundle spec may end in :int8 or :fp32, its network's precision
+    /// (over --precision); :full spends every timed move's whole time (no
+    /// early stop when the move cannot change), :noextend never thinks
+    /// longer on an unclear root.
     pub a: String,
     /// Player B (same forms).
     pub b: String,
@@ -39,7 +44,7 @@ pub struct MatchOptions {
     /// Maximum games (rounded up to colour-swapped pairs).
     #[arg(long, default_value_t = 100)]
     pub games: usize,
-    /// Games played in parallel.
+    /// Games played in parallel (at least 1).
     #[arg(long, default_value_t = 2)]
     pub concurrency: usize,
     /// SPRT `elo0,elo1,alpha,beta` with elo0 < elo1 (e.g. 0,10,0.05,0.05):
@@ -150,6 +155,9 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
     }
     if args.ply_cap == 0 {
         bail!("--ply-cap must be at least 1");
+    }
+    if args.concurrency == 0 {
+        bail!("--concurrency must be at least 1");
     }
     if let Some(path) = &args.pgn {
         super::check_output_parent(path, "--pgn")?;

@@ -18,8 +18,8 @@ mod status;
 mod train;
 mod uci;
 
-/// AlphaZero-style training and play for losers, viking, hnefatafl, loki
-/// and shakti.
+/// AlphaZero-style training and play for losers, viking, hnefatafl, loki,
+/// shakti and copenhagen.
 #[derive(Parser, Debug)]
 #[command(name = "lokizero", version, about, long_about = None)]
 pub struct Cli {
