@@ -18,8 +18,9 @@ pub enum UciTextError {
     /// A `go` parameter without its number.
     #[error("go: {0} needs a number")]
     MissingNumber(String),
-    /// A `go` parameter whose number is malformed.
-    #[error("go: {name} expects a number, got {text:?}")]
+    /// A `go` parameter whose number is malformed, or a search limit
+    /// (`nodes`, `depth`, `movetime`) below 1.
+    #[error("go: {name} expects a number (at least 1 for a search limit), got {text:?}")]
     BadNumber {
         /// The parameter.
         name: String,
@@ -75,9 +76,11 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
                 .next()
                 .ok_or_else(|| UciTextError::MissingNumber(name.to_string()))?;
             // Clocks may be negative when a GUI lets the engine overrun; read as 0.
+            // A search limit below 1 asks for no search: refused.
+            let limit = matches!(name, "nodes" | "depth" | "movetime");
             match text.parse::<i64>() {
-                Ok(v) => Ok(v.max(0) as u64),
-                Err(_) => Err(UciTextError::BadNumber {
+                Ok(v) if !limit || v >= 1 => Ok(v.max(0) as u64),
+                Ok(_) | Err(_) => Err(UciTextError::BadNumber {
                     name: name.to_string(),
                     text: text.to_string(),
                 }),
@@ -271,6 +274,15 @@ mod tests {
         assert_eq!(parse_go("wtime -20").unwrap().time[0], Some(0));
         assert!(parse_go("nodes").is_err());
         assert!(parse_go("nodes lots").is_err());
+        for limit in [
+            "nodes 0",
+            "nodes -5",
+            "movetime 0",
+            "movetime -1",
+            "depth 0",
+        ] {
+            assert!(parse_go(limit).is_err(), "{limit}");
+        }
         assert!(parse_go("sideways 3").is_err());
     }
 
