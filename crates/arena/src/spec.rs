@@ -308,6 +308,11 @@ pub struct FactoryContext {
     pub viking_ini: Option<PathBuf>,
     /// Limit for one UCI `bestmove` (beyond it the engine forfeits).
     pub uci_move_timeout: Duration,
+    /// Limit for one move of an `htp:` engine (beyond it the engine
+    /// forfeits): longer than the UCI one by default, since its
+    /// alpha-beta has no time control and takes from seconds to minutes a
+    /// move at depth 4.
+    pub htp_move_timeout: Duration,
     /// Whether bundle and UCT players keep their search tree from one
     /// move to the next ([`bot::GameBot::set_tree_reuse`]; on by default).
     pub tree_reuse: bool,
@@ -319,8 +324,8 @@ pub struct FactoryContext {
 impl FactoryContext {
     /// The play defaults on `device`: [`search::PLAY_NODES`] root visits
     /// per move, [`SearchConfig::for_play`], [`ROLLOUT_MAX_PLIES`]-ply
-    /// playouts, the shipped viking definition, 30 s per UCI move, tree
-    /// reuse on.
+    /// playouts, the shipped viking definition, 30 s per UCI move and 300 s
+    /// per `htp:` move, tree reuse on.
     pub fn new(device: Device) -> Self {
         FactoryContext {
             device,
@@ -330,6 +335,7 @@ impl FactoryContext {
             rollout_mix: 0.0,
             viking_ini: None,
             uci_move_timeout: Duration::from_secs(30),
+            htp_move_timeout: Duration::from_secs(300),
             tree_reuse: true,
             precision: Precision::Fp32,
         }
@@ -487,7 +493,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                     path,
                     ai,
                     connect_timeout: Duration::from_secs(30),
-                    move_timeout: ctx.uci_move_timeout,
+                    move_timeout: ctx.htp_move_timeout,
                 };
                 config.check().map_err(|source| SpecError::HtpStart {
                     spec: spec_text.to_string(),

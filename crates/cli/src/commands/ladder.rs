@@ -55,9 +55,10 @@ pub struct LadderArgs {
     /// configs/fairy-stockfish/viking.ini, built into lokizero).
     #[arg(long)]
     pub viking_ini: Option<PathBuf>,
-    /// Seconds a UCI engine may take for one move before it forfeits the game.
-    #[arg(long, default_value_t = 30.0)]
-    pub uci_timeout: f64,
+    /// Seconds an outside engine may take for one move before it forfeits
+    /// the game [default: 30 for a uci: engine, 300 for an htp: engine].
+    #[arg(long)]
+    pub uci_timeout: Option<f64>,
     #[command(flatten)]
     pub search: PlaySearchArgs,
 }

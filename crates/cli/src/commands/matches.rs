@@ -90,9 +90,10 @@ pub struct MatchOptions {
     /// configs/fairy-stockfish/viking.ini, built into lokizero).
     #[arg(long)]
     pub viking_ini: Option<PathBuf>,
-    /// Seconds a UCI engine may take for one move before it forfeits the game.
-    #[arg(long, default_value_t = 30.0)]
-    pub uci_timeout: f64,
+    /// Seconds an outside engine may take for one move before it forfeits
+    /// the game [default: 30 for a uci: engine, 300 for an htp: engine].
+    #[arg(long)]
+    pub uci_timeout: Option<f64>,
     #[command(flatten)]
     pub search: PlaySearchArgs,
     /// Print a JSON summary on stdout instead of text (the tally after each
@@ -128,18 +129,21 @@ pub fn context(
     budget: Budget,
     ply_cap: u32,
     viking_ini: Option<&std::path::Path>,
-    uci_timeout: f64,
+    uci_timeout: Option<f64>,
     search: &PlaySearchArgs,
 ) -> Result<FactoryContext> {
     let device = device.device()?;
-    if !(uci_timeout.is_finite() && uci_timeout > 0.0) {
+    if uci_timeout.is_some_and(|t| !(t.is_finite() && t > 0.0)) {
         bail!("--uci-timeout must be a positive number of seconds");
     }
     let mut ctx = FactoryContext::new(device);
     ctx.default_budget = budget;
     ctx.rollout_max_plies = ply_cap.max(1);
     ctx.viking_ini = viking_ini.map(std::path::Path::to_path_buf);
-    ctx.uci_move_timeout = Duration::from_secs_f64(uci_timeout);
+    if let Some(t) = uci_timeout {
+        ctx.uci_move_timeout = Duration::from_secs_f64(t);
+        ctx.htp_move_timeout = ctx.uci_move_timeout;
+    }
     ctx.search = search.search_config()?;
     ctx.rollout_mix = search.rollout_mix()?;
     ctx.tree_reuse = !search.no_tree_reuse;
