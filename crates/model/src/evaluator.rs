@@ -39,8 +39,15 @@ pub struct NetEvaluator<E: Encode> {
     moves_left_discount: f32,
     moves_left: Vec<f32>,
     /// The last forward pass's outputs (reused buffers); `policy` holds the
-    /// logits on both paths.
+    /// logits on both paths: all of them (`[B * P*H*W]`) after
+    /// [`Self::forward`] or on burn, those of the legal moves after
+    /// [`Evaluator::evaluate`] on the fused path.
     out: FusedOutput,
+    /// [`FusedNet::forward_legal`]'s request: per position the policy
+    /// indices of its legal moves, `[sum of legal moves]`, and where each
+    /// position's start, `[B + 1]`.
+    legal_indices: Vec<u32>,
+    legal_offsets: Vec<usize>,
     _game: PhantomData<fn() -> E>,
 }
 
@@ -90,6 +97,8 @@ impl<E: Encode> NetEvaluator<E> {
             moves_left_discount: DEFAULT_MOVES_LEFT_DISCOUNT,
             moves_left: Vec::new(),
             out: FusedOutput::default(),
+            legal_indices: Vec::new(),
+            legal_offsets: Vec::new(),
             _game: PhantomData,
         }
     }
@@ -155,13 +164,15 @@ impl<E: Encode> NetEvaluator<E> {
     /// Run the network on `positions`: returns (policy logits `[B * P*H*W]`,
     /// WDL probabilities `[B]`).
     pub fn forward(&mut self, positions: &[&E]) -> (&[f32], Vec<Wdl>) {
-        let wdl = self.run(positions);
+        let wdl = self.run(positions, false);
         (&self.out.policy, wdl)
     }
 
-    /// The forward pass: logits into `self.out.policy`, plies left into
-    /// `self.moves_left`; returns the WDL probabilities `[B]`.
-    fn run(&mut self, positions: &[&E]) -> Vec<Wdl> {
+    /// The forward pass: logits into `self.out.policy` (on the fused path
+    /// with `legal_only` only those of `self.legal_indices`, see
+    /// [`FusedNet::forward_legal`]), plies left into `self.moves_left`;
+    /// returns the WDL probabilities `[B]`.
+    fn run(&mut self, positions: &[&E], legal_only: bool) -> Vec<Wdl> {
         let b = positions.len();
         let n = E::input_len();
         self.input.resize(b * n, 0.0);
@@ -171,7 +182,12 @@ impl<E: Encode> NetEvaluator<E> {
         self.evaluated += b as u64;
         match &self.fused {
             Some(fused) => {
-                fused.forward_into(&self.input, &mut self.out);
+                if legal_only {
+                    let (offsets, indices) = (&self.legal_offsets, &self.legal_indices);
+                    fused.forward_legal(&self.input, offsets, indices, &mut self.out);
+                } else {
+                    fused.forward_into(&self.input, &mut self.out);
+                }
                 self.moves_left.clear();
                 let scaled = self.out.moves_left.iter().map(|m| m * MOVES_LEFT_SCALE);
                 self.moves_left.extend(scaled);
@@ -225,11 +241,15 @@ pub fn masked_softmax<E: Encode>(
     logits: &[f32],
     out: &mut [f32],
 ) {
-    let mut max = f32::NEG_INFINITY;
     for (o, &a) in out.iter_mut().zip(legal) {
         *o = logits.get(position.policy_index(a)).copied().unwrap_or(0.0);
-        max = max.max(*o);
     }
+    softmax_in_place(out);
+}
+
+/// Softmax of the logits in `out`, in place.
+fn softmax_in_place(out: &mut [f32]) {
+    let max = out.iter().copied().fold(f32::NEG_INFINITY, f32::max);
     let mut sum = 0.0;
     for o in out.iter_mut() {
         *o = (*o - max).exp();
@@ -248,13 +268,29 @@ impl<E: Encode> Evaluator<E> for NetEvaluator<E> {
         priors: &mut [f32],
         wdl: &mut [Wdl],
     ) {
-        let values = self.run(positions);
+        let fused = self.fused.is_some();
+        if fused {
+            self.legal_indices.clear();
+            self.legal_offsets.clear();
+            self.legal_offsets.push(0);
+            for (pos, actions) in positions.iter().zip(legal) {
+                let index = |&a| u32::try_from(pos.policy_index(a)).unwrap_or(u32::MAX);
+                self.legal_indices.extend(actions.iter().map(index));
+                self.legal_offsets.push(self.legal_indices.len());
+            }
+        }
+        let values = self.run(positions, fused);
         let logits = &self.out.policy;
         let plen = E::policy_len();
         let mut offset = 0;
         for (i, (pos, actions)) in positions.iter().zip(legal).enumerate() {
             let block = &mut priors[offset..offset + actions.len()];
-            masked_softmax(*pos, actions, &logits[i * plen..(i + 1) * plen], block);
+            if fused {
+                block.copy_from_slice(&logits[offset..offset + actions.len()]);
+                softmax_in_place(block);
+            } else {
+                masked_softmax(*pos, actions, &logits[i * plen..(i + 1) * plen], block);
+            }
             offset += actions.len();
             let value = values.get(i).copied().unwrap_or(search::DRAW_WDL);
             wdl[i] = match self.moves_left.get(i) {

@@ -82,6 +82,9 @@ pub struct FusedNet {
     blocks: Vec<(TrunkConv, TrunkConv)>,
     policy_hidden: TrunkConv,
     policy_out: DirectConv,
+    /// The policy head's 1x1 weights transposed, `[P, F]` (row `plane`:
+    /// its weights over the `F` hidden channels), for [`Self::forward_legal`].
+    policy_rows_w: Vec<f32>,
     value_conv: DirectConv,
     value_fc: FusedDense,
     value_out: FusedDense,
@@ -363,6 +366,40 @@ fn head_store(
     }
 }
 
+/// `a · b` over the shorter length, in eight partial sums (so the
+/// compiler keeps them in vector registers).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca
+        .remainder()
+        .iter()
+        .zip(cb.remainder())
+        .map(|(x, y)| x * y)
+        .sum();
+    let mut acc = [0.0f32; 8];
+    for (x, y) in ca.zip(cb) {
+        for i in 0..8 {
+            acc[i] += x[i] * y[i];
+        }
+    }
+    acc.iter().sum::<f32>() + tail
+}
+
+/// Where [`FusedNet::forward_chunk`] writes a chunk's policy.
+enum PolicyOut<'a> {
+    /// Every logit, `[B, P*H*W]` plane-major.
+    Dense(&'a mut [f32]),
+    /// Only the logits at `indices` (policy indices into `P*H*W`),
+    /// aligned with them: position `b`'s are
+    /// `offsets[b] - offsets[0] .. offsets[b + 1] - offsets[0]`
+    /// (`offsets` `[B + 1]`); an index past `P*H*W` gets 0.
+    Legal {
+        offsets: &'a [usize],
+        indices: &'a [u32],
+        logits: &'a mut [f32],
+    },
+}
+
 impl FusedDense {
     /// `dst [n, dout] = src [n, din] * W + bias`, ReLU when `relu`.
     fn forward(&self, n: usize, src: &[f32], dst: &mut Vec<f32>, relu: bool) {
@@ -459,12 +496,18 @@ impl FusedNet {
                 problem: format!("the network does not fit boards of {board:?} (C, P, H, W)"),
             });
         }
+        let (pad, hidden) = (policy_out.cout_pad(), policy_out.cin);
+        let policy_rows_w = (0..policy_planes)
+            .flat_map(|plane| (0..hidden).map(move |c| (plane, c)))
+            .map(|(plane, c)| policy_out.weight()[c * pad + plane])
+            .collect();
         Ok(FusedNet {
             shape,
             stem,
             blocks,
             policy_hidden,
             policy_out,
+            policy_rows_w,
             value_conv,
             value_fc,
             value_out,
@@ -559,6 +602,49 @@ impl FusedNet {
     /// once they are large enough (a fresh `[B, P*H*W]` policy buffer per
     /// call is megabytes on the chess boards: page faults and zeroing).
     pub fn forward_into(&self, input: &[f32], out: &mut FusedOutput) {
+        self.forward_with(input, None, out);
+    }
+
+    /// [`Self::forward_into`] computing only the policy logits a search
+    /// needs: `out.policy` becomes `[indices.len()]`, the logit of each
+    /// policy index of `indices` (into `P*H*W`, an index past it gets 0),
+    /// aligned with it. Position `b`'s indices are
+    /// `indices[offsets[b]..offsets[b + 1]]`, `offsets` `[B + 1]`; value
+    /// and moves-left as [`FusedOutput`]. Each logit is the policy head's
+    /// 1x1 product at one square and plane, so a position with 30 legal
+    /// moves costs 30 dot products instead of the whole `P*H*W` head (on
+    /// losers' 73x8x8 plane-major layout the head and its scattered stores
+    /// were 15-20 % of an int8 forward pass).
+    ///
+    /// # Panics
+    /// If `offsets` is not `B + 1` non-decreasing entries from 0 to
+    /// `indices.len()` (a caller bug).
+    pub fn forward_legal(
+        &self,
+        input: &[f32],
+        offsets: &[usize],
+        indices: &[u32],
+        out: &mut FusedOutput,
+    ) {
+        let batch = input.len() / self.shape.input_len().max(1);
+        assert!(
+            offsets.len() == batch + 1
+                && offsets[0] == 0
+                && offsets[batch] == indices.len()
+                && offsets.windows(2).all(|w| w[0] <= w[1]),
+            "forward_legal: offsets must run from 0 to indices.len() over B + 1 entries"
+        );
+        self.forward_with(input, Some((offsets, indices)), out);
+    }
+
+    /// The forward pass, with every logit (`legal` `None`) or only those
+    /// of `legal` = (offsets, indices) as in [`Self::forward_legal`].
+    fn forward_with(
+        &self,
+        input: &[f32],
+        legal: Option<(&[usize], &[u32])>,
+        out: &mut FusedOutput,
+    ) {
         let s = &self.shape;
         let (in_len, p_len) = (s.input_len(), s.policy_len());
         let batch = input.len() / in_len.max(1);
@@ -568,7 +654,8 @@ impl FusedNet {
             0
         };
         // Every element is overwritten below; `resize` only fills growth.
-        out.policy.resize(batch * p_len, 0.0);
+        let policy_len = legal.map_or(batch * p_len, |(_, indices)| indices.len());
+        out.policy.resize(policy_len, 0.0);
         out.value.resize(batch * 3, 0.0);
         out.moves_left.resize(ml, 0.0);
         if batch == 0 {
@@ -587,9 +674,33 @@ impl FusedNet {
                 .map(|_| Default::default())
                 .collect()
         };
+        let policies: Vec<PolicyOut<'_>> = match legal {
+            None => out
+                .policy
+                .chunks_mut(chunk * p_len)
+                .map(PolicyOut::Dense)
+                .collect(),
+            Some((offsets, indices)) => {
+                let mut rest = out.policy.as_mut_slice();
+                (0..batch)
+                    .step_by(chunk)
+                    .map(|first| {
+                        let last = (first + chunk).min(batch);
+                        let (lo, hi) = (offsets[first], offsets[last]);
+                        let (logits, tail) = std::mem::take(&mut rest).split_at_mut(hi - lo);
+                        rest = tail;
+                        PolicyOut::Legal {
+                            offsets: &offsets[first..=last],
+                            indices: &indices[lo..hi],
+                            logits,
+                        }
+                    })
+                    .collect()
+            }
+        };
         input[..batch * in_len]
             .par_chunks(chunk * in_len)
-            .zip(out.policy.par_chunks_mut(chunk * p_len))
+            .zip(policies)
             .zip(out.value.par_chunks_mut(chunk * 3))
             .zip(ml_chunks.par_iter_mut())
             .for_each(|(((x, p), v), m)| {
@@ -601,7 +712,7 @@ impl FusedNet {
     fn forward_chunk(
         &self,
         input: &[f32],
-        policy: &mut [f32],
+        policy: PolicyOut<'_>,
         value: &mut [f32],
         moves_left: &mut [f32],
         sc: &mut Scratch,
@@ -651,8 +762,34 @@ impl FusedNet {
             .run(&sc.x.data, &mx, interior, y, &mut my, None, bufs);
         (bufs.max_x, bufs.max_y, bufs.max_z) = (mx, my, mz);
         let planes = s.policy_planes;
-        self.policy_out
-            .run(&sc.y.data, interior, head_store(policy, sq, planes, false));
+        match policy {
+            PolicyOut::Dense(policy) => {
+                self.policy_out
+                    .run(&sc.y.data, interior, head_store(policy, sq, planes, false))
+            }
+            PolicyOut::Legal {
+                offsets,
+                indices,
+                logits,
+            } => {
+                let (hidden, bias) = (self.policy_out.cin, self.policy_out.bias());
+                let base = offsets[0];
+                for (b, ends) in offsets.windows(2).enumerate() {
+                    for k in ends[0] - base..ends[1] - base {
+                        let index = indices[k] as usize;
+                        logits[k] = if index < planes * sq {
+                            let (plane, square) = (index / sq, index % sq);
+                            let pixel = interior[b * sq + square] as usize;
+                            let x = &sc.y.data[pixel * hidden..(pixel + 1) * hidden];
+                            let w = &self.policy_rows_w[plane * hidden..(plane + 1) * hidden];
+                            bias[plane] + dot(x, w)
+                        } else {
+                            0.0
+                        };
+                    }
+                }
+            }
+        }
         // Value head: channel-major [B, 2*H*W] -> dense layers.
         let vc = self.value_conv.cout;
         sc.value_in.resize(geom.positions * vc * sq, 0.0);

@@ -11,6 +11,7 @@ use encoding::Encode;
 use model::bundle::load_bundle;
 use model::{Net, NetEvaluator, NetShape};
 use rules::{Game, Hnefatafl, Loki, Losers, Shakti, Viking};
+use search::Evaluator;
 
 /// Largest difference between the two paths over a batch of `n` positions:
 /// (policy logits, WDL probabilities, plies left).
@@ -31,6 +32,39 @@ fn max_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32, f32) {
     (max_diff(&pf, &pb), max_diff(&flat(&vf), &flat(&vb)), ml)
 }
 
+/// Largest difference of the search's priors and WDL
+/// ([`search::Evaluator::evaluate`]: on the fused path only the legal
+/// moves' logits are computed, `FusedNet::forward_legal`) between the two
+/// paths over `n` positions.
+fn max_evaluate_difference<G: Game + Encode>(net: &Net, n: usize) -> (f32, f32) {
+    let device = Device::flex();
+    let mut fused = NetEvaluator::<G>::new(net.clone(), device.clone());
+    let mut burn = NetEvaluator::<G>::new_burn(net.clone(), device);
+    let games = positions::<G>(n);
+    let refs: Vec<&G> = games.iter().collect();
+    let legal: Vec<Vec<G::Action>> = games
+        .iter()
+        .map(|g| {
+            let mut v = Vec::new();
+            g.legal_actions(&mut v);
+            v
+        })
+        .collect();
+    let legal: Vec<&[G::Action]> = legal.iter().map(Vec::as_slice).collect();
+    let moves: usize = legal.iter().map(|l| l.len()).sum();
+    let run = |eval: &mut NetEvaluator<G>| {
+        let (mut priors, mut wdl) = (vec![f32::NAN; moves], vec![[f32::NAN; 3]; n]);
+        eval.evaluate(&refs, &legal, &mut priors, &mut wdl);
+        (priors, flat(&wdl))
+    };
+    let ((pf, vf), (pb, vb)) = (run(&mut fused), run(&mut burn));
+    assert!(
+        pf.iter().chain(&vf).all(|x| x.is_finite()),
+        "every entry written"
+    );
+    (max_diff(&pf, &pb), max_diff(&vf, &vb))
+}
+
 fn check_bundle<G: Game + Encode>(variant: &str) {
     let (net, _) =
         load_bundle::<G>(&shipped_bundle(variant), &Device::flex()).expect("shipped bundle loads");
@@ -40,6 +74,11 @@ fn check_bundle<G: Game + Encode>(variant: &str) {
         assert!(
             policy < 1e-3 && wdl < 1e-4,
             "{variant} batch {n}: policy {policy}, wdl {wdl}"
+        );
+        let (priors, wdl) = max_evaluate_difference::<G>(&net, n);
+        assert!(
+            priors < 1e-4 && wdl < 1e-4,
+            "{variant} batch {n}, evaluate: priors {priors}, wdl {wdl}"
         );
     }
 }
