@@ -55,9 +55,10 @@ fn requests_responses_and_errors() {
         json!({"id": 9, "variant": "losers", "position": "8/8", "bundle": l}).to_string(),
         String::new(),
         json!({"id": [1, 2], "variant": "losers", "position": "4k3/8/8/8/8/8/4r2P/4K3 w - - 0 1", "nodes": 3, "bundle": l}).to_string(),
+        json!([{"variant": "losers"}]).to_string(),
     ];
     let r = analyse(&requests, &[]);
-    assert_eq!(r.len(), 11, "one response per non-empty line: {r:#?}");
+    assert_eq!(r.len(), 12, "one response per non-empty line: {r:#?}");
 
     // A good request.
     assert_eq!(r[0]["id"], "a");
@@ -115,4 +116,12 @@ fn requests_responses_and_errors() {
     // Any JSON id is echoed; the forced capture is the only action.
     assert_eq!(r[10]["id"], json!([1, 2]));
     assert_eq!(r[10]["actions"][0]["action"], "e1e2");
+    // JSON that is no object: says a request is one object per line.
+    assert!(
+        r[11]["id"].is_null()
+            && err(11).contains("one JSON object per line")
+            && err(11).contains("not an array"),
+        "{}",
+        err(11)
+    );
 }

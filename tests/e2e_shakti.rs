@@ -520,6 +520,30 @@ fn extends_and_set_are_recorded_in_the_run_and_resume() {
         metrics
     );
 
+    // Resumed with another seed: the earlier config is kept beside the
+    // new one and the changed key is named.
+    let reseeded: Vec<&str> = args
+        .iter()
+        .map(|&a| if a == "seed=9" { "seed=10" } else { a })
+        .collect();
+    let out = lokizero(&reseeded);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("the config differs from this run's earlier one in seed;"),
+        "{stderr}"
+    );
+    let kept: toml::Table = std::fs::read_to_string(run.join("config-to-gen1.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(kept["seed"].as_integer(), Some(9));
+    let now: toml::Table = std::fs::read_to_string(run.join("config.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(now["seed"].as_integer(), Some(10));
+
     // A bad --set: refused with the argument and the key, the run's
     // config.toml untouched.
     let before = std::fs::read_to_string(run.join("config.toml")).unwrap();

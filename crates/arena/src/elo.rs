@@ -109,18 +109,36 @@ impl EloEstimate {
         }
     }
 
-    /// One line such as `Elo +190.9 [+120.3, +301.2] (±90.4), score 75.0 %`.
+    /// One line such as `Elo +190.9 [+120.3, +301.2] (±90.4), score 75.0 %`;
+    /// at a score of 100 % or 0 % (an infinite Elo estimate) the finite
+    /// bound only, e.g. `Elo above +247.1 (95 %, every game won), score
+    /// 100.0 %`.
     pub fn describe(&self) -> String {
-        format!(
-            "Elo {:+.1} 95% [{:+.1}, {:+.1}] (±{:.1}), score {:.1} %, draws {:.1} %",
-            // `+ 0.0` prints the -0 of an even score as +0.
-            self.elo + 0.0,
-            self.lower + 0.0,
-            self.upper + 0.0,
-            self.margin,
+        let tail = format!(
+            "score {:.1} %, draws {:.1} %",
             100.0 * self.score,
             100.0 * self.draw_ratio
-        )
+        );
+        if self.elo == f64::INFINITY {
+            format!(
+                "Elo above {:+.1} (95 %, every game won), {tail}",
+                self.lower
+            )
+        } else if self.elo == f64::NEG_INFINITY {
+            format!(
+                "Elo below {:+.1} (95 %, every game lost), {tail}",
+                self.upper
+            )
+        } else {
+            format!(
+                "Elo {:+.1} 95% [{:+.1}, {:+.1}] (±{:.1}), {tail}",
+                // `+ 0.0` prints the -0 of an even score as +0.
+                self.elo + 0.0,
+                self.lower + 0.0,
+                self.upper + 0.0,
+                self.margin,
+            )
+        }
     }
 }
 
@@ -187,6 +205,19 @@ mod tests {
         assert_eq!((e.elo, e.upper), (f64::INFINITY, f64::INFINITY));
         assert!((e.lower - elo_from_score(1.0 / (1.0 + Z95 * Z95 / 16.0))).abs() < 1e-9);
         assert!((e.lower - 247.85).abs() < 0.1, "{}", e.lower);
+        assert_eq!(
+            e.describe(),
+            "Elo above +247.8 (95 %, every game won), score 100.0 %, draws 0.0 %"
+        );
+        let lost = EloEstimate::from_wdl(&WdlCounts {
+            wins: 0,
+            draws: 0,
+            losses: 16,
+        });
+        assert_eq!(
+            lost.describe(),
+            "Elo below -247.8 (95 %, every game lost), score 0.0 %, draws 0.0 %"
+        );
         let even = EloEstimate::from_wdl(&WdlCounts {
             wins: 0,
             draws: 4,

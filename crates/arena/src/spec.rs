@@ -98,6 +98,17 @@ pub enum SpecError {
         /// Why.
         source: model::BundleError,
     },
+    /// `bundle:PATH:TAIL` where no `PATH:TAIL` exists but `PATH` does:
+    /// `TAIL` is no suffix a bundle spec knows.
+    #[error("player {spec:?}: {tail:?} is not a bundle suffix (N, Nms, Ns, full, noextend, int8 or fp32) and {path:?} does not exist")]
+    BundleSuffix {
+        /// The spec.
+        spec: String,
+        /// The unknown suffix.
+        tail: String,
+        /// The whole path the spec was read as.
+        path: PathBuf,
+    },
     /// The UCI engine does not offer this variant.
     #[error("player {spec:?}: the engine does not offer variant {variant} (its UCI_Variant values: {offered}); Fairy-Stockfish plays losers and, through the project's variant file, viking")]
     UciVariant {
@@ -434,6 +445,19 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 full_time,
                 extend,
             } => {
+                // `models/losers:abc`: a typo in a suffix, not a folder name.
+                if !path.exists() {
+                    let text = path.to_string_lossy();
+                    if let Some((head, tail)) = text.rsplit_once(':') {
+                        if Path::new(head).exists() {
+                            return Err(SpecError::BundleSuffix {
+                                spec: spec_text.to_string(),
+                                tail: tail.to_string(),
+                                path: path.clone(),
+                            });
+                        }
+                    }
+                }
                 let (net, _) = model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
                     SpecError::Bundle {
                         spec: spec_text.to_string(),
@@ -806,5 +830,26 @@ mod tests {
             FenDialect::VikingBlackPawnO.convert(ours),
             "12/12/12/12/1PPPP2oooo1/RPNNPPoonnor/RBKQBPobqkbr w - - 0 1"
         );
+    }
+
+    #[test]
+    fn an_unknown_bundle_suffix_is_named() {
+        let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/losers");
+        let ctx = FactoryContext::new(Device::flex());
+        let spec = format!("bundle:{models}:abc");
+        match PlayerFactory::<rules::Losers>::new(&spec, &ctx) {
+            Err(e @ SpecError::BundleSuffix { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("\"abc\" is not a bundle suffix"), "{text}");
+            }
+            Err(e) => panic!("expected BundleSuffix, got {e}"),
+            Ok(_) => panic!("{spec} loaded"),
+        }
+        // A folder that does not exist at all stays a bundle error.
+        let missing = "bundle:/nonexistent/lokizero/bundle:abc";
+        assert!(matches!(
+            PlayerFactory::<rules::Losers>::new(missing, &ctx),
+            Err(SpecError::Bundle { .. })
+        ));
     }
 }

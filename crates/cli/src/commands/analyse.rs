@@ -76,6 +76,16 @@ impl Analyser {
             Ok(v) => v,
             Err(e) => return json!({"id": null, "error": format!("request is not JSON: {e}")}),
         };
+        if !value.is_object() {
+            let kind = match &value {
+                Value::Array(_) => "an array",
+                Value::String(_) => "a string",
+                Value::Number(_) => "a number",
+                Value::Bool(_) => "a boolean",
+                _ => "null",
+            };
+            return json!({"id": null, "error": format!("bad request: a request is one JSON object per line (such as {{\"variant\": \"losers\"}}), not {kind}")});
+        }
         let id = value.get("id").cloned().unwrap_or(Value::Null);
         let request: AnalyseRequest = match serde_json::from_value(value) {
             Ok(r) => r,

@@ -214,9 +214,24 @@ fn open_run<E: Encode>(
         (None, Some(init)) => Some(init),
         (None, None) => init_bundle::<E>(config, options, &shape, device)?,
     };
-    // The config of the latest invocation, for the record.
+    // The config of the latest invocation, for the record. A resumed run
+    // whose config changed keeps the earlier one beside it (the config
+    // its generations so far were trained with) and says what changed.
     let text = toml::to_string(config)?;
     let path = dir.root.join("config.toml");
+    if let (Some(g), Ok(old)) = (resumed, std::fs::read_to_string(&path)) {
+        let changed = changed_keys(&old, &text);
+        if !changed.is_empty() {
+            let kept = dir.root.join(format!("config-to-gen{g}.toml"));
+            write_atomic(&kept, old.as_bytes()).map_err(TrainError::io("write", &kept))?;
+            eprintln!(
+                "note: the config differs from this run's earlier one in {}; generations from {} on use the new one, the earlier one is kept in {}",
+                changed.join(", "),
+                g + 1,
+                kept.display()
+            );
+        }
+    }
     write_atomic(&path, text.as_bytes()).map_err(TrainError::io("write", &path))?;
     match (resumed, init) {
         (Some(g), _) => resume::resume::<E>(dir, g, &shape, device),
@@ -227,6 +242,40 @@ fn open_run<E: Encode>(
             Ok(0)
         }
     }
+}
+
+/// The dotted keys (`selfplay.simulations`) whose values differ between
+/// two config texts, or that only one of them has; empty when they are
+/// the same or either is no TOML table.
+fn changed_keys(old: &str, new: &str) -> Vec<String> {
+    fn flatten(prefix: &str, value: &toml::Value, out: &mut Vec<(String, toml::Value)>) {
+        match value {
+            toml::Value::Table(table) => {
+                for (key, v) in table {
+                    let key = if prefix.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{prefix}.{key}")
+                    };
+                    flatten(&key, v, out);
+                }
+            }
+            other => out.push((prefix.to_string(), other.clone())),
+        }
+    }
+    let flat = |text: &str| -> Option<std::collections::BTreeMap<String, toml::Value>> {
+        let mut out = Vec::new();
+        flatten("", &toml::from_str::<toml::Value>(text).ok()?, &mut out);
+        Some(out.into_iter().collect())
+    };
+    let (Some(a), Some(b)) = (flat(old), flat(new)) else {
+        return Vec::new();
+    };
+    let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .cloned()
+        .collect()
 }
 
 /// Whether `--cpu-budget` is reached after generation `done`: the CPU
