@@ -52,21 +52,96 @@ fn on_edge(sq: usize) -> bool {
     file == 0 || rank == 0 || file == LAST || rank == LAST
 }
 
-fn king_of(cells: &Cells) -> Option<usize> {
-    cells
-        .iter()
-        .position(|c| matches!(c, Some(p) if p.kind == Kind::King))
+/// The board's squares as a set.
+const BOARD: u128 = (1u128 << SQUARES) - 1;
+
+/// The squares of file `file` (0 = the a-file) as a set.
+const fn file_mask(file: usize) -> u128 {
+    let (mut m, mut rank) = (0u128, 0);
+    while rank < SIZE {
+        m |= bit(rank * SIZE + file);
+        rank += 1;
+    }
+    m
 }
 
-/// Push every neighbour of `sq` not yet in `marked`, marking it.
-fn push_unmarked(sq: usize, marked: &mut u128, stack: &mut Vec<usize>) {
-    for d in 0..4 {
-        if let Some(n) = step(sq, d) {
-            if *marked & bit(n) == 0 {
-                *marked |= bit(n);
-                stack.push(n);
+/// The a-file and the k-file.
+const FILE_A: u128 = file_mask(0);
+const FILE_K: u128 = file_mask(LAST);
+/// The edge squares.
+const EDGE: u128 =
+    FILE_A | FILE_K | ((1u128 << SIZE) - 1) | (((1u128 << SIZE) - 1) << (SQUARES - SIZE));
+
+/// The squares one orthogonal step from a square of `x`.
+#[inline]
+fn neighbours(x: u128) -> u128 {
+    ((x << SIZE) | (x >> SIZE) | ((x & !FILE_K) << 1) | ((x & !FILE_A) >> 1)) & BOARD
+}
+
+/// A board's pieces as sets of squares, from one pass over it.
+struct Sides {
+    attackers: u128,
+    /// The defenders, the king included.
+    defenders: u128,
+    kings: u128,
+    /// The first king's square (as [`king_of`]).
+    king: Option<usize>,
+}
+
+impl Sides {
+    fn of(cells: &Cells) -> Self {
+        // Two 64-bit halves: a shift of a `u128` by a variable amount is
+        // several instructions.
+        let (mut a, mut d, mut k) = ([0u64; 2], [0u64; 2], [0u64; 2]);
+        for (sq, cell) in cells.iter().enumerate() {
+            if let Some(p) = cell {
+                let (half, b) = (sq / 64, 1u64 << (sq % 64));
+                if p.side == Player::First {
+                    a[half] |= b;
+                } else {
+                    d[half] |= b;
+                    if p.kind == Kind::King {
+                        k[half] |= b;
+                    }
+                }
             }
         }
+        let join = |h: [u64; 2]| u128::from(h[0]) | (u128::from(h[1]) << 64);
+        let kings = join(k);
+        Sides {
+            attackers: join(a),
+            defenders: join(d),
+            kings,
+            king: (kings != 0).then(|| kings.trailing_zeros() as usize),
+        }
+    }
+}
+
+/// A stack of squares (with a flag) on the call's own stack frame: the
+/// board walks below push each square at most once, plus the king's four
+/// neighbours of the edge-fort walk, so `SQUARES + 4` never overflows
+/// (and a walk runs after every move: no allocation).
+struct Walk<T: Copy + Default> {
+    items: [T; SQUARES + 4],
+    len: usize,
+}
+
+impl<T: Copy + Default> Walk<T> {
+    fn new() -> Self {
+        Walk {
+            items: [T::default(); SQUARES + 4],
+            len: 0,
+        }
+    }
+
+    fn push(&mut self, item: T) {
+        self.items[self.len] = item;
+        self.len += 1;
+    }
+
+    fn pop(&mut self) -> Option<T> {
+        self.len = self.len.checked_sub(1)?;
+        Some(self.items[self.len])
     }
 }
 
@@ -142,26 +217,25 @@ pub fn shieldwall_captures(cells: &Cells, to: usize, mover: Player) -> u128 {
 /// shut in apart from the king, or a second enclosure, do not count: all
 /// of them must be in the king's one.
 pub fn encircled(cells: &Cells) -> bool {
-    let Some(king) = king_of(cells) else {
+    encircled_sides(&Sides::of(cells))
+}
+
+/// [`encircled`] on the board's piece sets: the king's region grown one
+/// step at a time as a set of squares.
+fn encircled_sides(s: &Sides) -> bool {
+    let Some(king) = s.king else {
         return false;
     };
-    let mut region = bit(king);
-    let mut stack = Vec::with_capacity(SQUARES);
-    stack.push(king);
-    while let Some(sq) = stack.pop() {
-        if on_edge(sq) {
+    let passable = BOARD & !s.attackers;
+    let (mut region, mut frontier) = (bit(king), bit(king));
+    while frontier != 0 {
+        if region & EDGE != 0 {
             return false;
         }
-        for d in 0..4 {
-            if let Some(n) = step(sq, d) {
-                if region & bit(n) == 0 && !attacker(cells, n) {
-                    region |= bit(n);
-                    stack.push(n);
-                }
-            }
-        }
+        frontier = neighbours(frontier) & passable & !region;
+        region |= frontier;
     }
-    (0..SQUARES).all(|sq| !defender(cells, sq) || region & bit(sq) != 0)
+    region & EDGE == 0 && s.defenders & !region == 0
 }
 
 /// Neighbour steps of the edge-fort walk, in the engine's order (north,
@@ -196,7 +270,7 @@ pub fn edge_fort(cells: &Cells, k: usize) -> bool {
         == 2;
     let covered = |sq: usize, d: usize| step(sq, d).is_none_or(|n| defender(cells, n));
     let mut marked = 0u128;
-    let mut stack: Vec<(usize, bool)> = Vec::with_capacity(64);
+    let mut stack: Walk<(usize, bool)> = Walk::new();
     for (d, east_west) in FORT_STEPS {
         if let Some(n) = step(k, d) {
             stack.push((n, east_west));
@@ -298,8 +372,10 @@ pub fn king_trapped(cells: &Cells, k: usize, defenders: usize, mut attackers: us
 /// unseals the corner. On success the corner's sealed edge squares (the
 /// corner, the empty or attacker neighbours and the empty edge squares
 /// reached; in the first case the five squares named) are added to
-/// `sealed`.
-fn corner_sealed(cells: &Cells, corner: usize, sealed: &mut u128) -> bool {
+/// `sealed`. The walk runs on sets of squares, one step for all of its
+/// front at a time (the engine's walk is depth first; what it reaches is
+/// the same).
+fn corner_sealed(cells: &Cells, s: &Sides, corner: usize, sealed: &mut u128) -> bool {
     let mut next = [0usize; 2];
     let mut beyond = [0usize; 2];
     let mut found = 0;
@@ -316,30 +392,25 @@ fn corner_sealed(cells: &Cells, corner: usize, sealed: &mut u128) -> bool {
     if found != 2 {
         return false;
     }
-    if next.iter().chain(&beyond).all(|&s| attacker(cells, s)) {
+    if next.iter().chain(&beyond).all(|&sq| attacker(cells, sq)) {
         *sealed |= bit(corner) | bit(next[0]) | bit(next[1]) | bit(beyond[0]) | bit(beyond[1]);
         return true;
     }
-    let mut marked = bit(corner) | bit(next[0]) | bit(next[1]);
-    let mut reached = bit(corner);
-    let mut stack = Vec::with_capacity(SQUARES);
-    for n in next {
-        if !defender(cells, n) {
-            reached |= bit(n);
-            push_unmarked(n, &mut marked, &mut stack);
+    let empty = BOARD & !(s.attackers | s.defenders);
+    let mut seen = bit(corner) | bit(next[0]) | bit(next[1]);
+    let mut front = next
+        .iter()
+        .filter(|&&n| s.defenders & bit(n) == 0)
+        .fold(0u128, |m, &n| m | bit(n));
+    let mut reached = bit(corner) | front;
+    while front != 0 {
+        let fresh = neighbours(front) & !seen;
+        if fresh & s.defenders != 0 {
+            return false;
         }
-    }
-    while let Some(sq) = stack.pop() {
-        match cells[sq] {
-            None => {
-                if on_edge(sq) {
-                    reached |= bit(sq);
-                }
-                push_unmarked(sq, &mut marked, &mut stack);
-            }
-            Some(p) if p.side == Player::Second => return false,
-            Some(_) => {}
-        }
+        seen |= fresh;
+        front = fresh & empty;
+        reached |= front & EDGE;
     }
     *sealed |= reached;
     true
@@ -386,24 +457,23 @@ fn edge_gaps_at_most(cells: &Cells, sealed: u128, n: usize) -> bool {
 // Out of line, as `move_outcome`: the shared tafl move path stays small.
 #[inline(never)]
 pub fn escape_impossible(cells: &Cells) -> bool {
-    let Some(king) = king_of(cells) else {
+    escape_impossible_sides(cells, &Sides::of(cells))
+}
+
+/// [`escape_impossible`] with the board's piece sets `s` at hand.
+fn escape_impossible_sides(cells: &Cells, s: &Sides) -> bool {
+    let Some(king) = s.king else {
         return true;
     };
-    let (mut attackers, mut defenders) = (0, 0);
-    for p in cells.iter().flatten() {
-        match (p.side, p.kind) {
-            (Player::First, _) => attackers += 1,
-            (Player::Second, Kind::King) => {}
-            (Player::Second, _) => defenders += 1,
-        }
-    }
+    let attackers = s.attackers.count_ones() as usize;
+    let defenders = (s.defenders & !s.kings).count_ones() as usize;
     if king_trapped(cells, king, defenders, attackers) {
         return true;
     }
     let mut sealed = 0u128;
     if !CORNERS
         .iter()
-        .all(|&c| corner_sealed(cells, c, &mut sealed))
+        .all(|&c| corner_sealed(cells, s, c, &mut sealed))
     {
         return false;
     }
@@ -416,9 +486,11 @@ pub fn escape_impossible(cells: &Cells) -> bool {
 /// engine's order): the king on a corner (the defenders win), the king
 /// captured (`king_captured`; the attackers win), an edge fort (the
 /// defenders), encirclement (the attackers), no attacker left (the
-/// defenders: the attackers have no move). `ply` is the number of plies
-/// played including this move; at [`MOVE_LIMIT`] an undecided game is a
-/// draw.
+/// defenders: the attackers have no move), and at [`MOVE_LIMIT`] plies (`ply`
+/// counts this move) a draw; then the engine's adjudication that the king
+/// cannot escape ([`escape_impossible`], the attackers win), which it makes
+/// after a move that leaves the game going. One pass over the board serves
+/// all of them.
 // Out of line: the tafl move path shared with `hnefatafl` stays small.
 #[inline(never)]
 pub(crate) fn move_outcome(
@@ -427,42 +499,41 @@ pub(crate) fn move_outcome(
     king_captured: bool,
     ply: u32,
 ) -> Option<Outcome> {
-    let king = king_of(cells);
-    if king == Some(to) && CORNERS.contains(&to) {
+    let sides = Sides::of(cells);
+    if sides.king == Some(to) && CORNERS.contains(&to) {
         return Some(Outcome::win(Player::Second, EndReason::KingEscaped));
     }
-    static_or_limit(cells, king, king_captured, ply)
+    static_or_limit(cells, &sides, king_captured, ply).or_else(|| {
+        escape_impossible_sides(cells, &sides)
+            .then(|| Outcome::win(Player::First, EndReason::KingCaptured))
+    })
 }
 
 /// The ends a position text shows (no move to judge): no king (the
 /// attackers win), the king on a corner, then as [`move_outcome`] without
 /// the move limit, and then [`escape_impossible`].
 pub(crate) fn text_outcome(cells: &Cells) -> Option<Outcome> {
-    let king = king_of(cells);
-    if king.is_some_and(|k| CORNERS.contains(&k)) {
+    let sides = Sides::of(cells);
+    if sides.king.is_some_and(|k| CORNERS.contains(&k)) {
         return Some(Outcome::win(Player::Second, EndReason::KingEscaped));
     }
-    static_or_limit(cells, king, king.is_none(), 0).or_else(|| {
-        escape_impossible(cells).then(|| Outcome::win(Player::First, EndReason::KingCaptured))
+    static_or_limit(cells, &sides, sides.king.is_none(), 0).or_else(|| {
+        escape_impossible_sides(cells, &sides)
+            .then(|| Outcome::win(Player::First, EndReason::KingCaptured))
     })
 }
 
-fn static_or_limit(
-    cells: &Cells,
-    king: Option<usize>,
-    king_captured: bool,
-    ply: u32,
-) -> Option<Outcome> {
+fn static_or_limit(cells: &Cells, s: &Sides, king_captured: bool, ply: u32) -> Option<Outcome> {
     if king_captured {
         return Some(Outcome::win(Player::First, EndReason::KingCaptured));
     }
-    if king.is_some_and(|k| edge_fort(cells, k)) {
+    if s.king.is_some_and(|k| edge_fort(cells, k)) {
         return Some(Outcome::win(Player::Second, EndReason::KingEscaped));
     }
-    if encircled(cells) {
+    if encircled_sides(s) {
         return Some(Outcome::win(Player::First, EndReason::KingCaptured));
     }
-    if !cells.iter().flatten().any(|p| p.side == Player::First) {
+    if s.attackers == 0 {
         return Some(Outcome::win(Player::Second, EndReason::NoLegalAction));
     }
     (ply >= MOVE_LIMIT).then(|| Outcome::draw(EndReason::PlyCap))
@@ -495,6 +566,119 @@ pub(crate) fn play_move(cells: &mut Cells, from: usize, to: usize, side: Player)
     MoveResult {
         king_captured,
         captured: captured != 0,
+    }
+}
+
+/// The board walks as first written, square by square in the engine's
+/// depth-first order: the reference the set-based walks above are checked
+/// against.
+#[cfg(test)]
+mod walk_reference {
+    use super::super::board::{bit, step, Cells, Kind, SQUARES};
+    use super::{attacker, defender, on_edge};
+    use crate::Player;
+
+    fn king_of(cells: &Cells) -> Option<usize> {
+        cells
+            .iter()
+            .position(|c| matches!(c, Some(p) if p.kind == Kind::King))
+    }
+
+    /// Push every neighbour of `sq` not yet in `marked`, marking it.
+    fn push_unmarked(sq: usize, marked: &mut u128, stack: &mut Vec<usize>) {
+        for d in 0..4 {
+            if let Some(n) = step(sq, d) {
+                if *marked & bit(n) == 0 {
+                    *marked |= bit(n);
+                    stack.push(n);
+                }
+            }
+        }
+    }
+
+    /// Encirclement (the attackers win): the squares the king reaches without
+    /// crossing an attacker (empty squares and defenders, one orthogonal step
+    /// at a time) include no edge square and hold every defender. Defenders
+    /// shut in apart from the king, or a second enclosure, do not count: all
+    /// of them must be in the king's one.
+    pub(super) fn encircled(cells: &Cells) -> bool {
+        let Some(king) = king_of(cells) else {
+            return false;
+        };
+        let mut region = bit(king);
+        let mut stack = Vec::with_capacity(SQUARES);
+        stack.push(king);
+        while let Some(sq) = stack.pop() {
+            if on_edge(sq) {
+                return false;
+            }
+            for d in 0..4 {
+                if let Some(n) = step(sq, d) {
+                    if region & bit(n) == 0 && !attacker(cells, n) {
+                        region |= bit(n);
+                        stack.push(n);
+                    }
+                }
+            }
+        }
+        (0..SQUARES).all(|sq| !defender(cells, sq) || region & bit(sq) != 0)
+    }
+
+    /// The corner `corner` is sealed off (the engine's `closed_off_exit`):
+    /// either its two neighbours along the edges and the square beyond each
+    /// are all attackers, or no defender (the king included) is next to the
+    /// area reached from it. That area is walked from the corner's two
+    /// neighbours: a neighbour that is empty or an attacker opens the walk to
+    /// its own neighbours (a defender there is passed over, and not seen); then
+    /// empty squares lead on, attackers stop the walk, and any defender reached
+    /// unseals the corner. On success the corner's sealed edge squares (the
+    /// corner, the empty or attacker neighbours and the empty edge squares
+    /// reached; in the first case the five squares named) are added to
+    /// `sealed`.
+    pub(super) fn corner_sealed(cells: &Cells, corner: usize, sealed: &mut u128) -> bool {
+        let mut next = [0usize; 2];
+        let mut beyond = [0usize; 2];
+        let mut found = 0;
+        for d in 0..4 {
+            if let Some(n) = step(corner, d) {
+                let (Some(slot), Some(b)) = (next.get_mut(found), step(n, d)) else {
+                    return false;
+                };
+                *slot = n;
+                beyond[found] = b;
+                found += 1;
+            }
+        }
+        if found != 2 {
+            return false;
+        }
+        if next.iter().chain(&beyond).all(|&s| attacker(cells, s)) {
+            *sealed |= bit(corner) | bit(next[0]) | bit(next[1]) | bit(beyond[0]) | bit(beyond[1]);
+            return true;
+        }
+        let mut marked = bit(corner) | bit(next[0]) | bit(next[1]);
+        let mut reached = bit(corner);
+        let mut stack = Vec::with_capacity(SQUARES);
+        for n in next {
+            if !defender(cells, n) {
+                reached |= bit(n);
+                push_unmarked(n, &mut marked, &mut stack);
+            }
+        }
+        while let Some(sq) = stack.pop() {
+            match cells[sq] {
+                None => {
+                    if on_edge(sq) {
+                        reached |= bit(sq);
+                    }
+                    push_unmarked(sq, &mut marked, &mut stack);
+                }
+                Some(p) if p.side == Player::Second => return false,
+                Some(_) => {}
+            }
+        }
+        *sealed |= reached;
+        true
     }
 }
 
@@ -1163,6 +1347,75 @@ mod tests {
         assert_eq!(child.outcome(), Some(Outcome::draw(EndReason::PlyCap)));
     }
 
+    /// The set-based walks decide as the square-by-square ones on `cells`.
+    fn agrees_with_the_walks(cells: &super::Cells) {
+        use super::walk_reference as walk;
+        assert_eq!(super::encircled(cells), walk::encircled(cells));
+        let sides = super::Sides::of(cells);
+        for corner in super::CORNERS {
+            let (mut a, mut b) = (0u128, 0u128);
+            let sealed = super::corner_sealed(cells, &sides, corner, &mut a);
+            assert_eq!(sealed, walk::corner_sealed(cells, corner, &mut b));
+            if sealed {
+                assert_eq!(a, b, "sealed squares of corner {corner}");
+            }
+        }
+    }
+
+    /// Boards with many attackers near the corners and few defenders
+    /// (random pieces on random squares, kept when legal as text), where
+    /// corners are sealed and kings encircled more often than in play.
+    #[test]
+    fn set_walks_agree_with_square_walks_on_crowded_boards() {
+        let mut seed = 0x2545_F491_4F6C_DD1Du64;
+        let mut next = move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        };
+        let (mut sealed, mut encircled) = (0, 0);
+        let (attacker, defender) = (Piece::from_char('s'), Piece::from_char('S'));
+        for round in 0..20_000 {
+            let mut cells = [None; super::SQUARES];
+            let mut king = next(super::SQUARES);
+            if round % 2 == 1 {
+                // A ring of attackers around a box (a few of them missing
+                // at times), the king and some defenders inside.
+                let (size, last) = (super::SIZE, super::LAST);
+                let (r0, f0) = (next(last - 2), next(last - 2));
+                let (r1, f1) = (r0 + 2 + next(last - r0 - 1), f0 + 2 + next(last - f0 - 1));
+                for r in r0..=r1.min(last) {
+                    for f in f0..=f1.min(last) {
+                        let ring = r == r0 || r == r1 || f == f0 || f == f1;
+                        if ring && next(40) != 0 {
+                            cells[r * size + f] = attacker;
+                        } else if !ring && next(4) == 0 {
+                            cells[r * size + f] = defender;
+                        }
+                    }
+                }
+                king = (r0 + 1) * size + f0 + 1;
+            } else {
+                for _ in 0..8 + next(30) {
+                    cells[next(super::SQUARES)] = attacker;
+                }
+            }
+            for _ in 0..next(3) {
+                cells[next(super::SQUARES)] = defender;
+            }
+            cells[king] = Piece::from_char('K');
+            agrees_with_the_walks(&cells);
+            let sides = super::Sides::of(&cells);
+            sealed += usize::from(super::corner_sealed(&cells, &sides, 0, &mut 0));
+            encircled += usize::from(super::encircled(&cells));
+        }
+        assert!(
+            sealed > 100 && encircled > 100,
+            "sealed {sealed}, encircled {encircled}"
+        );
+    }
+
     #[test]
     fn random_playouts_end_cleanly() {
         let mut seed = 0x9E37_79B9_7F4A_7C15u64;
@@ -1192,6 +1445,14 @@ mod tests {
                     assert_eq!(copy.position_hash(), game.position_hash());
                 }
                 game.play(action);
+                // The boards seen since the last capture, kept by updating
+                // the last one's hash per move, hash as computed afresh.
+                let state = game.state();
+                assert_eq!(
+                    state.seen.last().copied(),
+                    Some(super::super::state::cells_hash(&state.cells, Player::First))
+                );
+                agrees_with_the_walks(&state.cells);
             }
             finished += usize::from(game.outcome().is_some());
         }

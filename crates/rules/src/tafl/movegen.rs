@@ -272,14 +272,21 @@ impl Tafl {
         if self.outcome.is_some() {
             return false;
         }
-        for from in squares_of(self.own_mask() & !self.frozen) {
-            let king = matches!(self.cells[from], Some(p) if p.kind == Kind::King);
+        // Square by square, stopping at the first piece with a move (most
+        // positions: one of the first few), not a mask of the whole side.
+        for (from, cell) in self.cells.iter().enumerate() {
+            let Some(piece) = cell else { continue };
+            if piece.side != self.side || self.frozen & bit(from) != 0 {
+                continue;
+            }
+            let king = piece.kind == Kind::King;
             let mut found = false;
             for_each_rook_move(&self.cells, from, king, |to| {
-                found |= !self.banned(Turn::Move {
-                    from: from as u8,
-                    to: to as u8,
-                });
+                found = found
+                    || !self.banned(Turn::Move {
+                        from: from as u8,
+                        to: to as u8,
+                    });
             });
             if found {
                 return true;
@@ -288,16 +295,6 @@ impl Tafl {
         let mut all = Vec::new();
         self.legal_actions(&mut all);
         !all.is_empty()
-    }
-
-    fn own_mask(&self) -> u128 {
-        let mut m = 0;
-        for (sq, c) in self.cells.iter().enumerate() {
-            if matches!(c, Some(p) if p.side == self.side) {
-                m |= bit(sq);
-            }
-        }
-        m
     }
 
     /// Every legal full turn, built turn by turn (an independent path from

@@ -160,20 +160,28 @@ impl Tafl {
     /// previous one thaws), pass the turn, and detect the no-action draw.
     fn end_turn(&mut self, turn: Turn) {
         let code = self.side_code(turn);
-        let earlier = self.history.iter().filter(|&&c| c == code).count();
-        self.history.push(code);
-        if earlier == 1 && !self.copenhagen {
+        // Copenhagen bans repeated boards (`seen`), not repeated turns.
+        if !self.copenhagen && self.history.iter().filter(|&&c| c == code).count() == 1 {
             self.banned.push(code);
         }
+        self.history.push(code);
         self.frozen = self.freezing;
         self.freezing = 0;
         self.pending = Pending::None;
         self.side = self.side.opponent();
         if self.copenhagen {
-            self.seen.push(cells_hash(&self.cells, Player::First));
-            if self.outcome.is_none() && copenhagen::escape_impossible(&self.cells) {
-                self.outcome = Some(Outcome::win(Player::First, EndReason::KingCaptured));
-            }
+            // After a move without captures (a capture cleared `seen`) the
+            // board differs from the last one seen by the moved piece only.
+            let hash = match (turn, self.seen.last()) {
+                (Turn::Move { from, to }, Some(&last)) => match self.cells[to as usize] {
+                    Some(piece) => {
+                        last ^ piece_key(piece, from as usize) ^ piece_key(piece, to as usize)
+                    }
+                    None => cells_hash(&self.cells, Player::First),
+                },
+                _ => cells_hash(&self.cells, Player::First),
+            };
+            self.seen.push(hash);
         }
         if self.outcome.is_none() && !self.any_legal() {
             self.outcome = Some(self.no_legal_outcome());
