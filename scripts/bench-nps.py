@@ -6,11 +6,14 @@ them alike. Prints each round's figures, the medians and the ratios as a
 Markdown table (docs/benchmarks.md, "Nodes per second in play").
 
     python3 scripts/bench-nps.py --rounds 5 --movetime 1000
+    python3 scripts/bench-nps.py --rounds 7 --nodes 10000
     python3 scripts/bench-nps.py --lokizero target/release/lokizero --variants losers,viking
+    python3 scripts/bench-nps.py --lokizero OLD --lokizero NEW --no-threads   # before/after
 
 The figure is the `nps` of the last `info` line before `bestmove`
 (`go movetime` may stop early when the best move cannot change; nps is
-nodes over the time actually searched). Needs the shipped bundles under
+nodes over the time actually searched). With `--nodes` every search is
+`go nodes N`: the same tree size for every configuration, no early stop. Needs the shipped bundles under
 models/ (run from the repository root) or `--bundle-dir`.
 """
 import argparse
@@ -22,14 +25,14 @@ import sys
 VARIANTS = "losers,viking,hnefatafl,loki,shakti,copenhagen"
 
 
-def nps(lokizero, variant, precision, threads, movetime, bundle_dir):
+def nps(lokizero, variant, precision, threads, go, bundle_dir):
     """One search from the start position; returns its nps."""
     cmd = [lokizero, "uci", "--threads", str(threads), "--precision", precision]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     setup = f"uci\nsetoption name UCI_Variant value {variant}\n"
     if bundle_dir:
         setup += f"setoption name BundlePath value {bundle_dir}/{variant}\n"
-    proc.stdin.write(setup + f"isready\nposition startpos\ngo movetime {movetime}\n")
+    proc.stdin.write(setup + f"isready\nposition startpos\ngo {go}\n")
     proc.stdin.flush()
     found, said = None, []
     for line in proc.stdout:
@@ -49,39 +52,47 @@ def nps(lokizero, variant, precision, threads, movetime, bundle_dir):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lokizero", default="target/release/lokizero", help="the binary (default: %(default)s)")
+    ap.add_argument("--lokizero", action="append", help="the binary (default: target/release/lokizero); repeat to compare binaries, alternating within each round")
     ap.add_argument("--variants", default=VARIANTS, help="comma separated (default: %(default)s)")
     ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default: %(default)s)")
     ap.add_argument("--movetime", type=int, default=1000, help="milliseconds per search (default: %(default)s)")
+    ap.add_argument("--nodes", type=int, help="search `go nodes N` instead of `go movetime`")
     ap.add_argument("--bundle-dir", help="folder with one bundle per variant (default: the bot's search path)")
     ap.add_argument("--no-threads", action="store_true", help="skip the 2-thread int8 runs")
     args = ap.parse_args()
+    go = f"nodes {args.nodes}" if args.nodes else f"movetime {args.movetime}"
     configs = [("fp32", 1), ("int8", 1)] + ([] if args.no_threads else [("int8", 2)])
     variants = args.variants.split(",")
+    binaries = args.lokizero or ["target/release/lokizero"]
     got = {}
     for r in range(args.rounds):
         for v in variants:
-            for p, t in configs:
-                x = nps(args.lokizero, v, p, t, args.movetime, args.bundle_dir)
-                got.setdefault((v, p, t), []).append(x)
-                print(f"round {r + 1} {v} {p} threads {t}: {x} nps", file=sys.stderr, flush=True)
+            for b in binaries:
+                for p, t in configs:
+                    x = nps(b, v, p, t, go, args.bundle_dir)
+                    got.setdefault((v, b, p, t), []).append(x)
+                    print(f"round {r + 1} {v} {b} {p} threads {t}: {x} nps", file=sys.stderr, flush=True)
     med = {k: statistics.median(xs) for k, xs in got.items()}
-    head = "| variant | fp32, 1 thread | int8, 1 thread | int8/fp32 (per round) |"
-    sep = "|---|---:|---:|---|"
+    several = len(binaries) > 1
+    head = "| variant |" + (" binary |" if several else "") + " fp32, 1 thread | int8, 1 thread | int8/fp32 (per round) |"
+    sep = "|---|" + ("---|" if several else "") + "---:|---:|---|"
     if not args.no_threads:
         head += " int8, 2 threads | 2 threads/1 (per round) |"
         sep += "---:|---|"
     print(head)
     print(sep)
     for v in variants:
-        f, i = got[(v, "fp32", 1)], got[(v, "int8", 1)]
-        per = ", ".join(f"{a / b:.2f}" for a, b in zip(i, f))
-        row = f"| {v} | {med[(v, 'fp32', 1)]:.0f} | {med[(v, 'int8', 1)]:.0f} | **{med[(v, 'int8', 1)] / med[(v, 'fp32', 1)]:.2f}** ({per}) |"
-        if not args.no_threads:
-            two = got[(v, "int8", 2)]
-            per2 = ", ".join(f"{a / b:.2f}" for a, b in zip(two, i))
-            row += f" {med[(v, 'int8', 2)]:.0f} | **{med[(v, 'int8', 2)] / med[(v, 'int8', 1)]:.2f}** ({per2}) |"
-        print(row)
+        for b in binaries:
+            f, i = got[(v, b, "fp32", 1)], got[(v, b, "int8", 1)]
+            mf, mi = med[(v, b, "fp32", 1)], med[(v, b, "int8", 1)]
+            per = ", ".join(f"{x / y:.2f}" for x, y in zip(i, f))
+            row = f"| {v} |" + (f" {b} |" if several else "") + f" {mf:.0f} | {mi:.0f} | **{mi / mf:.2f}** ({per}) |"
+            if not args.no_threads:
+                two = got[(v, b, "int8", 2)]
+                m2 = med[(v, b, "int8", 2)]
+                per2 = ", ".join(f"{x / y:.2f}" for x, y in zip(two, i))
+                row += f" {m2:.0f} | **{m2 / mi:.2f}** ({per2}) |"
+            print(row)
 
 
 if __name__ == "__main__":
