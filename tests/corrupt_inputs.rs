@@ -606,3 +606,99 @@ fn bad_bench_and_play_arguments_are_refused() {
     );
     std::fs::remove_file(bad_book).ok();
 }
+
+/// A match journal: a match stopped after some games and run again with
+/// the same journal plays only the rest and ends as the whole match would;
+/// a journal of another match, a file that is no journal and a damaged
+/// game line are refused naming the problem, and left as they were.
+#[test]
+fn a_match_journal_resumes_and_refuses_another_match() {
+    let tmp = tempfile::tempdir().unwrap();
+    let journal = tmp.path().join("match.jsonl");
+    let j = journal.to_str().unwrap();
+    let base = [
+        "match",
+        "random",
+        "greedy",
+        "--variant",
+        "shakti",
+        "--seed",
+        "3",
+        "--json",
+    ];
+    let run = |games: &str, extra: &[&str]| {
+        let mut args: Vec<&str> = base.to_vec();
+        args.extend(["--games", games]);
+        args.extend(extra);
+        lokizero(&args)
+    };
+    let summary = |out: &Output| -> serde_json::Value {
+        assert!(out.status.success(), "{}", stderr(out));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let whole = summary(&run("8", &[]));
+    // Four games, then the match of eight resumed from the journal.
+    let first = summary(&run("4", &["--journal", j]));
+    assert_eq!(first["games"], 4);
+    assert_eq!(
+        std::fs::read_to_string(&journal).unwrap().lines().count(),
+        5
+    );
+    let out = run("8", &["--journal", j]);
+    assert!(
+        stderr(&out).contains("resuming: 4 games already played"),
+        "{}",
+        stderr(&out)
+    );
+    let resumed = summary(&out);
+    for key in ["games", "wins", "draws", "losses", "as_first", "as_second"] {
+        assert_eq!(resumed[key], whole[key], "{key}");
+    }
+    // Another seed: another match.
+    let before = std::fs::read(&journal).unwrap();
+    let out = lokizero(&[
+        "match",
+        "random",
+        "greedy",
+        "--variant",
+        "shakti",
+        "--seed",
+        "4",
+        "--games",
+        "8",
+        "--journal",
+        j,
+    ]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("is the journal of another match (seed is 3 there, 4 here)"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&journal).unwrap(), before);
+    // A damaged game line is named.
+    let text = String::from_utf8(before).unwrap();
+    let damaged: String = text
+        .lines()
+        .take(3)
+        .map(|l| format!("{l}\n"))
+        .collect::<String>()
+        + "{\"index\": 7\n";
+    std::fs::write(&journal, &damaged).unwrap();
+    let out = run("8", &["--journal", j]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("line 4: not a game of a match journal"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read_to_string(&journal).unwrap(), damaged);
+    // Not a journal at all.
+    std::fs::write(&journal, "[1, 2]\n").unwrap();
+    let out = run("8", &["--journal", j]);
+    assert!(
+        stderr(&out).contains("not a match journal"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -11,8 +11,9 @@ use crate::single_game::{play_game, GameResult};
 use crate::sprt::{SprtConfig, SprtDecision, SprtState};
 use crate::wdl::WdlCounts;
 
-/// One finished game of a match.
-#[derive(Clone, Debug)]
+/// One finished game of a match (a line of a match journal, see
+/// [`run_match_resuming`]).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct MatchGame {
     /// Game number (0-based); even games A plays first.
     pub index: usize,
@@ -158,6 +159,30 @@ pub fn run_match_from<G, A, B>(
     book: &[G],
     make_a: A,
     make_b: B,
+    after_batch: impl FnMut(&MatchReport),
+) -> MatchReport
+where
+    G: Game,
+    A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
+    B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
+{
+    run_match_resuming(settings, book, Vec::new(), make_a, make_b, after_batch)
+}
+
+/// [`run_match_from`] continuing a match that already has the games
+/// `done` (as an earlier run of the same match reported them, e.g. read
+/// back from a journal): their indices are not played again, and the
+/// report, the SPRT and `after_batch` count them with the new ones. Each
+/// game depends only on its index (its opening and the players made for
+/// it), so a match resumed this way plays the games the whole match would
+/// have played. A game of `done` at an index past `settings.games` is
+/// kept.
+pub fn run_match_resuming<G, A, B>(
+    settings: &MatchSettings,
+    book: &[G],
+    done: Vec<MatchGame>,
+    make_a: A,
+    make_b: B,
     mut after_batch: impl FnMut(&MatchReport),
 ) -> MatchReport
 where
@@ -179,20 +204,30 @@ where
             random_opening_from::<G>(start, plies, opening_seed(seed, i / 2))
         }
     };
+    let played: std::collections::BTreeSet<usize> = done.iter().map(|g| g.index).collect();
+    let todo: Vec<usize> = (0..total).filter(|i| !played.contains(i)).collect();
     let mut report = MatchReport {
         wdl: WdlCounts::default(),
         elo: EloEstimate::from_wdl(&WdlCounts::default()),
         sprt: None,
         stopped_early: false,
         forfeits: 0,
-        games: Vec::new(),
+        games: done,
     };
-    let mut next = 0;
-    while next < total {
-        let end = (next + batch).min(total);
-        let played = play_games(next..end, settings, &opening, &make_a, &make_b);
-        next = end;
+    report.games.sort_by_key(|g| g.index);
+    // Indices left to play, in runs of consecutive ones (all of them in a
+    // fresh match), a batch at a time.
+    let mut batches = Vec::new();
+    for run in todo.chunk_by(|a, b| b == &(a + 1)) {
+        for part in run.chunks(batch) {
+            batches.push(part[0]..part[part.len() - 1] + 1);
+        }
+    }
+    let count = batches.len();
+    for (k, range) in batches.into_iter().enumerate() {
+        let played = play_games(range, settings, &opening, &make_a, &make_b);
         report.games.extend(played);
+        report.games.sort_by_key(|g| g.index);
         report.wdl = tally(&report.games);
         report.elo = EloEstimate::from_wdl(&report.wdl);
         report.forfeits = report
@@ -204,7 +239,7 @@ where
             let state = c.state(&report.wdl);
             report.sprt = Some(state);
             if state.decision != SprtDecision::Continue {
-                report.stopped_early = next < total;
+                report.stopped_early = k + 1 < count;
                 after_batch(&report);
                 break;
             }
@@ -256,5 +291,38 @@ mod tests {
         let starts = starts(&settings);
         assert_eq!(starts[0], starts[1]);
         assert_ne!(starts[0], a);
+    }
+
+    #[test]
+    fn a_resumed_match_plays_the_games_the_whole_match_plays() {
+        let settings = MatchSettings {
+            games: 8,
+            concurrency: 2,
+            ply_cap: 30,
+            time_control: None,
+            opening_plies: 2,
+            seed: 5,
+            sprt: None,
+        };
+        let random = |i: usize| -> Box<dyn Contestant<Losers>> {
+            Box::new(crate::player::RandomPlayer::new(i as u64))
+        };
+        let whole = run_match_from(&settings, &[], random, random, |_| {});
+        assert_eq!(whole.games.len(), 8);
+        // Games 0, 1, 2 and 5 done (a batch and a half, then one out of
+        // order): the rest are played, nothing twice.
+        let done: Vec<MatchGame> = [0, 1, 2, 5]
+            .iter()
+            .map(|&i| whole.games[i].clone())
+            .collect();
+        let mut batches = Vec::new();
+        let resumed = run_match_resuming(&settings, &[], done, random, random, |r| {
+            batches.push(r.games.len())
+        });
+        assert_eq!(resumed.games, whole.games);
+        assert_eq!(resumed.wdl, whole.wdl);
+        // Indices 3-4 and 6-7 left: two batches, each report counting
+        // the done games too.
+        assert_eq!(batches, [6, 8]);
     }
 }

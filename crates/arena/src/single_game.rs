@@ -9,7 +9,7 @@ use crate::opening::Opening;
 use crate::player::Contestant;
 
 /// How a game ended.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameResult {
     /// Winner by side (`None` = draw).
     pub winner: Option<Side>,
@@ -25,7 +25,7 @@ pub struct GameResult {
 }
 
 /// A game lost by a player that failed to produce a legal action.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Forfeit {
     /// The side that failed.
     pub side: Side,

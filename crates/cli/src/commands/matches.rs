@@ -1,12 +1,12 @@
 //! `lokizero match A B`: a match between two player specs with Elo, 95 %
 //! interval, optional SPRT and game records.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use arena::greedy::Heuristic;
-use arena::matches::run_match_from;
+use arena::matches::{run_match_resuming, MatchGame};
 use arena::records::{termination, uses_pgn, write_records};
 use arena::spec::{FactoryContext, PlayerFactory, PlayerSpec};
 use arena::{MatchSettings, SprtConfig};
@@ -63,6 +63,14 @@ pub struct MatchOptions {
     /// Game records file (PGN for losers/viking, one text line per game otherwise).
     #[arg(long)]
     pub pgn: Option<PathBuf>,
+    /// Keep the match's finished games in this file (JSON lines, rewritten
+    /// after every batch) and, when it exists, resume the match from it:
+    /// its games count and are not played again. It must be the same match
+    /// (players, variant, budgets, seed, openings, ply cap, time control
+    /// and search settings; --games, --concurrency and --sprt may change).
+    /// For long matches that outlive a session or a crash.
+    #[arg(long)]
+    pub journal: Option<PathBuf>,
     #[command(flatten)]
     pub budget: BudgetArgs,
     /// A real time control, `BASE+INC` in seconds (e.g. `60+0.6`): each
@@ -128,7 +136,7 @@ pub fn context(
     device: model::Backend,
     budget: Budget,
     ply_cap: u32,
-    viking_ini: Option<&std::path::Path>,
+    viking_ini: Option<&Path>,
     uci_timeout: Option<f64>,
     search: &PlaySearchArgs,
 ) -> Result<FactoryContext> {
@@ -139,7 +147,7 @@ pub fn context(
     let mut ctx = FactoryContext::new(device);
     ctx.default_budget = budget;
     ctx.rollout_max_plies = ply_cap.max(1);
-    ctx.viking_ini = viking_ini.map(std::path::Path::to_path_buf);
+    ctx.viking_ini = viking_ini.map(Path::to_path_buf);
     if let Some(t) = uci_timeout {
         ctx.uci_move_timeout = Duration::from_secs_f64(t);
         ctx.htp_move_timeout = ctx.uci_move_timeout;
@@ -165,6 +173,9 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
     }
     if let Some(path) = &args.pgn {
         super::check_output_parent(path, "--pgn")?;
+    }
+    if let Some(path) = &args.journal {
+        super::check_output_parent(path, "--journal")?;
     }
     let variant = resolve_variant(&[&a, &b], args.variant)?;
     rules::with_variant!(variant, G => run_for::<G>(&a, &b, &args))
@@ -218,12 +229,42 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
             }
         }
     }
+    // What makes two runs the same match (a journal's header); the JSON
+    // summary is this plus the results.
+    let mut identity = serde_json::json!({
+        "variant": G::VARIANT.as_str(), "a": pa.name(), "b": pb.name(),
+        "budget_a": args.tc.map_or_else(|| pa.budget_text(), |_| None),
+        "budget_b": args.tc.map_or_else(|| pb.budget_text(), |_| None),
+        "ply_cap": args.ply_cap,
+        "tc": args.tc.map(|tc| tc.to_string()),
+        "openings_random_plies": args.openings_random_plies, "seed": args.seed,
+        "openings": args.openings,
+    });
+    if let Some(map) = identity.as_object_mut() {
+        map.extend(args.search.json_fields());
+    }
+    let done = match &args.journal {
+        Some(path) => read_journal(path, &identity)?,
+        None => Vec::new(),
+    };
+    if done.len() > settings.games.div_ceil(2) * 2 {
+        bail!(
+            "--journal {} holds {} games, more than --games {} asks for",
+            args.journal.as_deref().unwrap_or(Path::new("")).display(),
+            done.len(),
+            settings.games
+        );
+    }
+    if !done.is_empty() {
+        eprintln!("resuming: {} games already played", done.len());
+    }
     let start = G::start().to_text();
     let mut write_error = None;
     let seed = args.seed;
-    let report = run_match_from::<G, _, _>(
+    let report = run_match_resuming::<G, _, _>(
         &settings,
         &book,
+        done,
         |i| pa.make(rules::zobrist::key(seed, i as u64)),
         |i| pb.make(rules::zobrist::key(seed.wrapping_mul(31), i as u64)),
         |r| {
@@ -232,6 +273,11 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
                     write_records(path, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
                 {
                     write_error = Some(anyhow!("writing records {}: {e}", path.display()));
+                }
+            }
+            if let Some(path) = &args.journal {
+                if let Err(e) = write_journal(path, &identity, &r.games) {
+                    write_error = Some(anyhow!("writing the journal {}: {e}", path.display()));
                 }
             }
             // The tally after each game, on stderr (also with --json, whose
@@ -261,21 +307,17 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
     // Tafl and loki sides differ: the total can hide a side that loses.
     let (as_first, as_second) = arena::matches::tally_by_side(&report.games);
     if args.json {
-        let mut summary = serde_json::json!({
-            "as_first": as_first, "as_second": as_second,
-            "variant": G::VARIANT.as_str(), "a": pa.name(), "b": pb.name(),
-            "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
-            "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
-            "stopped_early": report.stopped_early, "forfeits": failures,
-            "budget_a": args.tc.map_or_else(|| pa.budget_text(), |_| None),
-            "budget_b": args.tc.map_or_else(|| pb.budget_text(), |_| None),
-            "ply_cap": args.ply_cap,
-            "tc": args.tc.map(|tc| tc.to_string()),
-            "openings_random_plies": args.openings_random_plies, "seed": args.seed,
-            "openings": args.openings,
-        });
-        if let Some(map) = summary.as_object_mut() {
-            map.extend(args.search.json_fields());
+        let mut summary = identity;
+        if let (Some(map), serde_json::Value::Object(results)) = (
+            summary.as_object_mut(),
+            serde_json::json!({
+                "as_first": as_first, "as_second": as_second,
+                "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
+                "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
+                "stopped_early": report.stopped_early, "forfeits": failures,
+            }),
+        ) {
+            map.extend(results);
         }
         println!("{summary}");
         return Ok(());
@@ -330,4 +372,97 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
         );
     }
     Ok(())
+}
+
+/// The first line of a match journal: `{"journal": JOURNAL_KIND, "match": identity}`.
+const JOURNAL_KIND: &str = "lokizero match";
+
+/// Write the journal at `path` (atomically: a crash leaves the previous
+/// one): its header with `identity`, then one finished game per line.
+fn write_journal(
+    path: &Path,
+    identity: &serde_json::Value,
+    games: &[MatchGame],
+) -> std::io::Result<()> {
+    let mut text = serde_json::json!({"journal": JOURNAL_KIND, "match": identity}).to_string();
+    text.push('\n');
+    for game in games {
+        text.push_str(&serde_json::to_string(game).map_err(std::io::Error::other)?);
+        text.push('\n');
+    }
+    fsio::write_atomic(path, text.as_bytes())
+}
+
+/// The games of the journal at `path` (none when there is no file yet),
+/// after checking it is a journal of the match `identity`.
+///
+/// # Errors
+/// A file that cannot be read, is no match journal, belongs to another
+/// match (naming the first setting that differs), or has a line that is
+/// no game (naming the line).
+fn read_journal(path: &Path, identity: &serde_json::Value) -> Result<Vec<MatchGame>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e).with_context(|| format!("reading --journal {}", path.display())),
+    };
+    let mut lines = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| !l.trim().is_empty());
+    let header: Option<serde_json::Value> =
+        lines.next().and_then(|(_, l)| serde_json::from_str(l).ok());
+    let Some(recorded) = header
+        .as_ref()
+        .filter(|h| h["journal"] == JOURNAL_KIND)
+        .map(|h| &h["match"])
+    else {
+        bail!(
+            "--journal {}: not a match journal (its first line should be {{\"journal\": \"{JOURNAL_KIND}\", ...}}); give a new path or remove the file",
+            path.display()
+        );
+    };
+    if recorded != identity {
+        let keys: std::collections::BTreeSet<&String> = [recorded, identity]
+            .iter()
+            .filter_map(|v| v.as_object())
+            .flat_map(|m| m.keys())
+            .collect();
+        let differs = keys
+            .into_iter()
+            .find(|k| recorded.get(k.as_str()) != identity.get(k.as_str()))
+            .map(|k| {
+                format!(
+                    "{k} is {} there, {} here",
+                    recorded.get(k.as_str()).unwrap_or(&serde_json::Value::Null),
+                    identity.get(k.as_str()).unwrap_or(&serde_json::Value::Null)
+                )
+            })
+            .unwrap_or_else(|| "its settings differ".into());
+        bail!(
+            "--journal {} is the journal of another match ({differs}); resume with the same settings or give a new path",
+            path.display()
+        );
+    }
+    let mut games = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (n, line) in lines {
+        let game: MatchGame = serde_json::from_str(line).with_context(|| {
+            format!(
+                "--journal {} line {}: not a game of a match journal",
+                path.display(),
+                n + 1
+            )
+        })?;
+        if !seen.insert(game.index) {
+            bail!(
+                "--journal {} line {}: game {} a second time",
+                path.display(),
+                n + 1,
+                game.index
+            );
+        }
+        games.push(game);
+    }
+    Ok(games)
 }
