@@ -616,35 +616,34 @@ fn a_match_journal_resumes_and_refuses_another_match() {
     let tmp = tempfile::tempdir().unwrap();
     let journal = tmp.path().join("match.jsonl");
     let j = journal.to_str().unwrap();
-    let base = [
-        "match",
-        "random",
-        "greedy",
-        "--variant",
-        "shakti",
-        "--seed",
-        "3",
-        "--json",
-    ];
-    let run = |games: &str, extra: &[&str]| {
-        let mut args: Vec<&str> = base.to_vec();
-        args.extend(["--games", games]);
-        args.extend(extra);
+    // `random` against `greedy` on shakti, with the journal or without.
+    let run = |seed: &str, games: &str, with_journal: bool| {
+        let mut args = vec!["match", "random", "greedy", "--variant", "shakti", "--json"];
+        args.extend(["--seed", seed, "--games", games]);
+        if with_journal {
+            args.extend(["--journal", j]);
+        }
         lokizero(&args)
     };
     let summary = |out: &Output| -> serde_json::Value {
         assert!(out.status.success(), "{}", stderr(out));
         serde_json::from_slice(&out.stdout).unwrap()
     };
-    let whole = summary(&run("8", &[]));
+    // Refused, saying `text`, the journal as it was.
+    let refused = |out: &Output, text: &str, journal_before: &[u8]| {
+        assert!(!out.status.success());
+        assert!(stderr(out).contains(text), "{}", stderr(out));
+        assert_eq!(std::fs::read(&journal).unwrap(), journal_before);
+    };
+    let whole = summary(&run("3", "8", false));
     // Four games, then the match of eight resumed from the journal.
-    let first = summary(&run("4", &["--journal", j]));
+    let first = summary(&run("3", "4", true));
     assert_eq!(first["games"], 4);
     assert_eq!(
         std::fs::read_to_string(&journal).unwrap().lines().count(),
         5
     );
-    let out = run("8", &["--journal", j]);
+    let out = run("3", "8", true);
     assert!(
         stderr(&out).contains("resuming: 4 games already played"),
         "{}",
@@ -656,49 +655,16 @@ fn a_match_journal_resumes_and_refuses_another_match() {
     }
     // Another seed: another match.
     let before = std::fs::read(&journal).unwrap();
-    let out = lokizero(&[
-        "match",
-        "random",
-        "greedy",
-        "--variant",
-        "shakti",
-        "--seed",
-        "4",
-        "--games",
-        "8",
-        "--journal",
-        j,
-    ]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("is the journal of another match (seed is 3 there, 4 here)"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(std::fs::read(&journal).unwrap(), before);
+    let another = "is the journal of another match (seed is 3 there, 4 here)";
+    refused(&run("4", "8", true), another, &before);
     // A damaged game line is named.
     let text = String::from_utf8(before).unwrap();
-    let damaged: String = text
-        .lines()
-        .take(3)
-        .map(|l| format!("{l}\n"))
-        .collect::<String>()
-        + "{\"index\": 7\n";
+    let mut damaged: String = text.lines().take(3).map(|l| format!("{l}\n")).collect();
+    damaged.push_str("{\"index\": 7\n");
     std::fs::write(&journal, &damaged).unwrap();
-    let out = run("8", &["--journal", j]);
-    assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("line 4: not a game of a match journal"),
-        "{}",
-        stderr(&out)
-    );
-    assert_eq!(std::fs::read_to_string(&journal).unwrap(), damaged);
+    let line = "line 4: not a game of a match journal";
+    refused(&run("3", "8", true), line, damaged.as_bytes());
     // Not a journal at all.
     std::fs::write(&journal, "[1, 2]\n").unwrap();
-    let out = run("8", &["--journal", j]);
-    assert!(
-        stderr(&out).contains("not a match journal"),
-        "{}",
-        stderr(&out)
-    );
+    refused(&run("3", "8", true), "not a match journal", b"[1, 2]\n");
 }

@@ -254,24 +254,31 @@ mod tests {
     use super::*;
     use rules::Losers;
 
+    /// A random player seeded by the game's index.
+    fn random(i: usize) -> Box<dyn Contestant<Losers>> {
+        Box::new(crate::player::RandomPlayer::new(i as u64))
+    }
+
+    /// Two games at a time, per-move budgets, no SPRT.
+    fn settings(games: usize, ply_cap: u32, opening_plies: u32, seed: u64) -> MatchSettings {
+        MatchSettings {
+            games,
+            concurrency: 2,
+            ply_cap,
+            time_control: None,
+            opening_plies,
+            seed,
+            sprt: None,
+        }
+    }
+
     #[test]
     fn book_openings_start_pairs_in_book_order() {
         let book: Vec<Losers> = rules::book::parse_book(
             "8/8/k7/4p3/4P3/3P4/8/6K1 w - - 0 1\n5K2/8/8/1k2p3/4P3/8/7R/2R5 b - - 0 1\n",
         )
         .unwrap();
-        let settings = MatchSettings {
-            games: 6,
-            concurrency: 2,
-            ply_cap: 2,
-            time_control: None,
-            opening_plies: 0,
-            seed: 1,
-            sprt: None,
-        };
-        let random = |i: usize| -> Box<dyn Contestant<Losers>> {
-            Box::new(crate::player::RandomPlayer::new(i as u64))
-        };
+        let settings = settings(6, 2, 0, 1);
         // The start position of every game of a match with `settings`.
         let starts = |settings: &MatchSettings| -> Vec<String> {
             let report = run_match_from(settings, &book, random, random, |_| {});
@@ -295,18 +302,7 @@ mod tests {
 
     #[test]
     fn a_resumed_match_plays_the_games_the_whole_match_plays() {
-        let settings = MatchSettings {
-            games: 8,
-            concurrency: 2,
-            ply_cap: 30,
-            time_control: None,
-            opening_plies: 2,
-            seed: 5,
-            sprt: None,
-        };
-        let random = |i: usize| -> Box<dyn Contestant<Losers>> {
-            Box::new(crate::player::RandomPlayer::new(i as u64))
-        };
+        let settings = settings(8, 30, 2, 5);
         let whole = run_match_from(&settings, &[], random, random, |_| {});
         assert_eq!(whole.games.len(), 8);
         // Games 0, 1, 2 and 5 done (a batch and a half, then one out of

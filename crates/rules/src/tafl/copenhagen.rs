@@ -362,6 +362,31 @@ pub fn king_trapped(cells: &Cells, k: usize, defenders: usize, mut attackers: us
                 .any(inward_pair))
 }
 
+/// The two neighbours of `corner` along the edges, and whether they and
+/// the square beyond each are all attackers (the first way a corner is
+/// sealed; then those five squares are added to `sealed`). `None` when
+/// `corner` has not two such neighbours (no corner).
+fn corner_wall(cells: &Cells, corner: usize, sealed: &mut u128) -> Option<([usize; 2], bool)> {
+    let mut next = [0usize; 2];
+    let mut beyond = [0usize; 2];
+    let mut found = 0;
+    for d in 0..4 {
+        if let Some(n) = step(corner, d) {
+            *next.get_mut(found)? = n;
+            beyond[found] = step(n, d)?;
+            found += 1;
+        }
+    }
+    if found != 2 {
+        return None;
+    }
+    let walled = next.iter().chain(&beyond).all(|&sq| attacker(cells, sq));
+    if walled {
+        *sealed |= bit(corner) | bit(next[0]) | bit(next[1]) | bit(beyond[0]) | bit(beyond[1]);
+    }
+    Some((next, walled))
+}
+
 /// The corner `corner` is sealed off (the engine's `closed_off_exit`):
 /// either its two neighbours along the edges and the square beyond each
 /// are all attackers, or no defender (the king included) is next to the
@@ -376,24 +401,10 @@ pub fn king_trapped(cells: &Cells, k: usize, defenders: usize, mut attackers: us
 /// front at a time (the engine's walk is depth first; what it reaches is
 /// the same).
 fn corner_sealed(cells: &Cells, s: &Sides, corner: usize, sealed: &mut u128) -> bool {
-    let mut next = [0usize; 2];
-    let mut beyond = [0usize; 2];
-    let mut found = 0;
-    for d in 0..4 {
-        if let Some(n) = step(corner, d) {
-            let (Some(slot), Some(b)) = (next.get_mut(found), step(n, d)) else {
-                return false;
-            };
-            *slot = n;
-            beyond[found] = b;
-            found += 1;
-        }
-    }
-    if found != 2 {
+    let Some((next, walled)) = corner_wall(cells, corner, sealed) else {
         return false;
-    }
-    if next.iter().chain(&beyond).all(|&sq| attacker(cells, sq)) {
-        *sealed |= bit(corner) | bit(next[0]) | bit(next[1]) | bit(beyond[0]) | bit(beyond[1]);
+    };
+    if walled {
         return true;
     }
     let empty = BOARD & !(s.attackers | s.defenders);
@@ -636,24 +647,10 @@ mod walk_reference {
     /// reached; in the first case the five squares named) are added to
     /// `sealed`.
     pub(super) fn corner_sealed(cells: &Cells, corner: usize, sealed: &mut u128) -> bool {
-        let mut next = [0usize; 2];
-        let mut beyond = [0usize; 2];
-        let mut found = 0;
-        for d in 0..4 {
-            if let Some(n) = step(corner, d) {
-                let (Some(slot), Some(b)) = (next.get_mut(found), step(n, d)) else {
-                    return false;
-                };
-                *slot = n;
-                beyond[found] = b;
-                found += 1;
-            }
-        }
-        if found != 2 {
+        let Some((next, walled)) = super::corner_wall(cells, corner, sealed) else {
             return false;
-        }
-        if next.iter().chain(&beyond).all(|&s| attacker(cells, s)) {
-            *sealed |= bit(corner) | bit(next[0]) | bit(next[1]) | bit(beyond[0]) | bit(beyond[1]);
+        };
+        if walled {
             return true;
         }
         let mut marked = bit(corner) | bit(next[0]) | bit(next[1]);
@@ -1362,18 +1359,22 @@ mod tests {
         }
     }
 
+    /// A xorshift sequence from `seed`: each call gives a number below `n`.
+    fn below(mut seed: u64) -> impl FnMut(usize) -> usize {
+        move |n: usize| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % n as u64) as usize
+        }
+    }
+
     /// Boards with many attackers near the corners and few defenders
     /// (random pieces on random squares, kept when legal as text), where
     /// corners are sealed and kings encircled more often than in play.
     #[test]
     fn set_walks_agree_with_square_walks_on_crowded_boards() {
-        let mut seed = 0x2545_F491_4F6C_DD1Du64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x2545_F491_4F6C_DD1Du64);
         let (mut sealed, mut encircled) = (0, 0);
         let (attacker, defender) = (Piece::from_char('s'), Piece::from_char('S'));
         for round in 0..20_000 {
@@ -1418,13 +1419,7 @@ mod tests {
 
     #[test]
     fn random_playouts_end_cleanly() {
-        let mut seed = 0x9E37_79B9_7F4A_7C15u64;
-        let mut next = move |n: usize| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            (seed % n as u64) as usize
-        };
+        let mut next = below(0x9E37_79B9_7F4A_7C15u64);
         let mut finished = 0;
         for _ in 0..200 {
             let mut game = Copenhagen::start();
