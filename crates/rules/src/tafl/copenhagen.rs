@@ -1369,9 +1369,10 @@ mod tests {
         }
     }
 
-    /// Boards with many attackers near the corners and few defenders
-    /// (random pieces on random squares, kept when legal as text), where
-    /// corners are sealed and kings encircled more often than in play.
+    /// Boards with many attackers and few defenders: random attackers on
+    /// random squares, or a ring of attackers around the king and some
+    /// defenders, where corners are sealed and kings encircled far more
+    /// often than in play.
     #[test]
     fn set_walks_agree_with_square_walks_on_crowded_boards() {
         let mut next = below(0x2545_F491_4F6C_DD1Du64);
