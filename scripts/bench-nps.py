@@ -17,6 +17,7 @@ nodes over the time actually searched). With `--nodes` every search is
 models/ (run from the repository root) or `--bundle-dir`.
 """
 import argparse
+import os
 import re
 import statistics
 import subprocess
@@ -60,7 +61,20 @@ def main():
     ap.add_argument("--bundle-dir", help="folder with one bundle per variant (default: the bot's search path)")
     ap.add_argument("--no-threads", action="store_true", help="skip the 2-thread int8 runs")
     args = ap.parse_args()
-    go = f"nodes {args.nodes}" if args.nodes else f"movetime {args.movetime}"
+    if args.rounds < 1:
+        ap.error("--rounds must be at least 1")
+    if args.nodes is not None and args.nodes < 1:
+        ap.error("--nodes must be at least 1")
+    if args.movetime < 1:
+        ap.error("--movetime must be at least 1")
+    known = VARIANTS.split(",")
+    for v in args.variants.split(","):
+        if v not in known:
+            ap.error(f"unknown variant {v!r} (known: {VARIANTS})")
+    for b in args.lokizero or ["target/release/lokizero"]:
+        if not os.access(b, os.X_OK):
+            ap.error(f"{b}: no such program (build it: cargo build --release, or give --lokizero)")
+    go = f"nodes {args.nodes}" if args.nodes is not None else f"movetime {args.movetime}"
     configs = [("fp32", 1), ("int8", 1)] + ([] if args.no_threads else [("int8", 2)])
     variants = args.variants.split(",")
     binaries = args.lokizero or ["target/release/lokizero"]

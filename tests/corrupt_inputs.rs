@@ -653,6 +653,17 @@ fn a_match_journal_resumes_and_refuses_another_match() {
     for key in ["games", "wins", "draws", "losses", "as_first", "as_second"] {
         assert_eq!(resumed[key], whole[key], "{key}");
     }
+    // The complete match run again: nothing played, the same result.
+    let out = run("3", "8", true);
+    assert!(
+        stderr(&out).contains("resuming: 8 games already played"),
+        "{}",
+        stderr(&out)
+    );
+    let again = summary(&out);
+    for key in ["games", "wins", "draws", "losses", "as_first", "as_second"] {
+        assert_eq!(again[key], whole[key], "{key}");
+    }
     // Another seed: another match.
     let before = std::fs::read(&journal).unwrap();
     let another = "is the journal of another match (seed is 3 there, 4 here)";
@@ -667,4 +678,31 @@ fn a_match_journal_resumes_and_refuses_another_match() {
     // Not a journal at all.
     std::fs::write(&journal, "[1, 2]\n").unwrap();
     refused(&run("3", "8", true), "not a match journal", b"[1, 2]\n");
+    // The records file is another file.
+    let out = lokizero(&[
+        "match",
+        "random",
+        "greedy",
+        "--variant",
+        "shakti",
+        "--journal",
+        j,
+        "--pgn",
+        j,
+    ]);
+    refused(&out, "--journal and --pgn name the same file", b"[1, 2]\n");
+}
+
+/// A bundle spec with a suffix no bundle spec has (`models/losers:abc`)
+/// names the suffix, before anything else reads the path.
+#[test]
+fn an_unknown_bundle_suffix_is_named_by_match() {
+    let spec = format!("bundle:{}/../../models/losers:abc", env!("CARGO_MANIFEST_DIR"));
+    let out = lokizero(&["match", &spec, "random", "--games", "2"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("\"abc\" is not a bundle suffix"),
+        "{}",
+        stderr(&out)
+    );
 }

@@ -543,6 +543,23 @@ fn extends_and_set_are_recorded_in_the_run_and_resume() {
         .parse()
         .unwrap();
     assert_eq!(now["seed"].as_integer(), Some(10));
+    // Changed again before another generation is trained: the kept config
+    // is still the one that trained generation 1.
+    let reseeded: Vec<&str> = args
+        .iter()
+        .map(|&a| if a == "seed=9" { "seed=11" } else { a })
+        .collect();
+    let out = lokizero(&reseeded);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let kept: toml::Table = std::fs::read_to_string(run.join("config-to-gen1.toml"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert_eq!(kept["seed"].as_integer(), Some(9));
 
     // A bad --set: refused with the argument and the key, the run's
     // config.toml untouched.

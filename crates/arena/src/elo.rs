@@ -110,9 +110,10 @@ impl EloEstimate {
     }
 
     /// One line such as `Elo +190.9 [+120.3, +301.2] (±90.4), score 75.0 %`;
-    /// at a score of 100 % or 0 % (an infinite Elo estimate) the finite
-    /// bound only, e.g. `Elo above +247.1 (95 %, every game won), score
-    /// 100.0 %`.
+    /// an infinite estimate or bound (a score of 100 % or 0 %, or near it
+    /// in a short match) is named as such, e.g. `Elo +inf (every game won;
+    /// 95 % lower bound +247.8)` or `[+117.4, no upper bound]`, with no
+    /// `±inf` margin.
     pub fn describe(&self) -> String {
         let tail = format!(
             "score {:.1} %, draws {:.1} %",
@@ -121,13 +122,23 @@ impl EloEstimate {
         );
         if self.elo == f64::INFINITY {
             format!(
-                "Elo above {:+.1} (95 %, every game won), {tail}",
+                "Elo +inf (every game won; 95 % lower bound {:+.1}), {tail}",
                 self.lower
             )
         } else if self.elo == f64::NEG_INFINITY {
             format!(
-                "Elo below {:+.1} (95 %, every game lost), {tail}",
+                "Elo -inf (every game lost; 95 % upper bound {:+.1}), {tail}",
                 self.upper
+            )
+        } else if self.upper == f64::INFINITY {
+            format!(
+                "Elo {:+.1} 95% [{:+.1}, no upper bound], {tail}",
+                self.elo, self.lower
+            )
+        } else if self.lower == f64::NEG_INFINITY {
+            format!(
+                "Elo {:+.1} 95% [no lower bound, {:+.1}], {tail}",
+                self.elo, self.upper
             )
         } else {
             format!(
@@ -207,7 +218,19 @@ mod tests {
         assert!((e.lower - 247.85).abs() < 0.1, "{}", e.lower);
         assert_eq!(
             e.describe(),
-            "Elo above +247.8 (95 %, every game won), score 100.0 %, draws 0.0 %"
+            "Elo +inf (every game won; 95 % lower bound +247.8), score 100.0 %, draws 0.0 %"
+        );
+        let one_sided = EloEstimate::from_wdl(&WdlCounts {
+            wins: 3,
+            draws: 1,
+            losses: 0,
+        });
+        assert!(
+            one_sided
+                .describe()
+                .contains(", no upper bound], score 87.5 %"),
+            "{}",
+            one_sided.describe()
         );
         let lost = EloEstimate::from_wdl(&WdlCounts {
             wins: 0,
@@ -216,7 +239,7 @@ mod tests {
         });
         assert_eq!(
             lost.describe(),
-            "Elo below -247.8 (95 %, every game lost), score 0.0 %, draws 0.0 %"
+            "Elo -inf (every game lost; 95 % upper bound -247.8), score 0.0 %, draws 0.0 %"
         );
         let even = EloEstimate::from_wdl(&WdlCounts {
             wins: 0,

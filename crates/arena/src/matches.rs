@@ -214,7 +214,6 @@ where
         forfeits: 0,
         games: done,
     };
-    report.games.sort_by_key(|g| g.index);
     // Indices left to play, in runs of consecutive ones (all of them in a
     // fresh match), a batch at a time.
     let mut batches = Vec::new();
@@ -223,10 +222,9 @@ where
             batches.push(part[0]..part[part.len() - 1] + 1);
         }
     }
-    let count = batches.len();
-    for (k, range) in batches.into_iter().enumerate() {
-        let played = play_games(range, settings, &opening, &make_a, &make_b);
-        report.games.extend(played);
+    // The games done count as the first batch: a match they already
+    // decide (its SPRT) or complete plays nothing more.
+    let decided = |report: &mut MatchReport| -> bool {
         report.games.sort_by_key(|g| g.index);
         report.wdl = tally(&report.games);
         report.elo = EloEstimate::from_wdl(&report.wdl);
@@ -235,14 +233,23 @@ where
             .iter()
             .filter(|g| g.result.forfeit.is_some())
             .count();
-        if let Some(c) = settings.sprt {
-            let state = c.state(&report.wdl);
-            report.sprt = Some(state);
-            if state.decision != SprtDecision::Continue {
-                report.stopped_early = k + 1 < count;
-                after_batch(&report);
-                break;
-            }
+        let state = settings.sprt.map(|c| c.state(&report.wdl));
+        report.sprt = state;
+        state.is_some_and(|s| s.decision != SprtDecision::Continue)
+    };
+    if !report.games.is_empty() && (decided(&mut report) || batches.is_empty()) {
+        report.stopped_early = !batches.is_empty();
+        after_batch(&report);
+        return report;
+    }
+    let count = batches.len();
+    for (k, range) in batches.into_iter().enumerate() {
+        let played = play_games(range, settings, &opening, &make_a, &make_b);
+        report.games.extend(played);
+        if decided(&mut report) {
+            report.stopped_early = k + 1 < count;
+            after_batch(&report);
+            break;
         }
         after_batch(&report);
     }
@@ -320,5 +327,25 @@ mod tests {
         // Indices 3-4 and 6-7 left: two batches, each report counting
         // the done games too.
         assert_eq!(batches, [6, 8]);
+        // All done: nothing is played, the report is the whole match's.
+        let mut calls = 0;
+        let again = run_match_resuming(&settings, &[], whole.games.clone(), random, random, |_| {
+            calls += 1
+        });
+        assert_eq!(
+            (again.games, again.wdl, calls),
+            (whole.games.clone(), whole.wdl, 1)
+        );
+        // A match its SPRT decided, run again: no game more.
+        let sprt = MatchSettings {
+            games: 200,
+            sprt: Some(SprtConfig::parse("0,400,0.2,0.2").unwrap()),
+            ..settings
+        };
+        let first = run_match_from(&sprt, &[], random, random, |_| {});
+        assert!(first.stopped_early, "{:?}", first.sprt);
+        let again = run_match_resuming(&sprt, &[], first.games.clone(), random, random, |_| {});
+        assert_eq!((again.games, again.sprt), (first.games, first.sprt));
+        assert!(again.stopped_early);
     }
 }

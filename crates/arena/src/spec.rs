@@ -428,6 +428,27 @@ pub fn uci_setup(
     }
 }
 
+/// The bundle `path` of the spec `spec_text`, as a folder: a path that
+/// does not exist while the part before its last `:` does
+/// (`models/losers:abc`) is a typo in a suffix, not a folder name.
+///
+/// # Errors
+/// [`SpecError::BundleSuffix`] naming the suffix.
+pub fn check_bundle_suffix(spec_text: &str, path: &Path) -> Result<(), SpecError> {
+    if path.exists() {
+        return Ok(());
+    }
+    let text = path.to_string_lossy();
+    match text.rsplit_once(':') {
+        Some((head, tail)) if Path::new(head).exists() => Err(SpecError::BundleSuffix {
+            spec: spec_text.to_string(),
+            tail: tail.to_string(),
+            path: path.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
 impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// Prepare `spec` (loads a bundle; checks a UCI engine has a setup for
     /// the variant and starts it once through its handshake).
@@ -445,19 +466,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 full_time,
                 extend,
             } => {
-                // `models/losers:abc`: a typo in a suffix, not a folder name.
-                if !path.exists() {
-                    let text = path.to_string_lossy();
-                    if let Some((head, tail)) = text.rsplit_once(':') {
-                        if Path::new(head).exists() {
-                            return Err(SpecError::BundleSuffix {
-                                spec: spec_text.to_string(),
-                                tail: tail.to_string(),
-                                path: path.clone(),
-                            });
-                        }
-                    }
-                }
+                check_bundle_suffix(spec_text, &path)?;
                 let (net, _) = model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
                     SpecError::Bundle {
                         spec: spec_text.to_string(),

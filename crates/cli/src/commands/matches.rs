@@ -116,6 +116,7 @@ pub fn resolve_variant(specs: &[&str], flag: Option<VariantId>) -> Result<Varian
     let mut found = flag;
     for spec in specs {
         if let PlayerSpec::Bundle { path, .. } = PlayerSpec::parse(spec)? {
+            arena::spec::check_bundle_suffix(spec, &path)?;
             let v = model::bundle::peek_variant(&path)
                 .with_context(|| format!("reading bundle {}", path.display()))?;
             match found {
@@ -176,6 +177,12 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
     }
     if let Some(path) = &args.journal {
         super::check_output_parent(path, "--journal")?;
+        if args.pgn.as_ref() == Some(path) {
+            bail!(
+                "--journal and --pgn name the same file {}: give two",
+                path.display()
+            );
+        }
     }
     let variant = resolve_variant(&[&a, &b], args.variant)?;
     rules::with_variant!(variant, G => run_for::<G>(&a, &b, &args))
@@ -409,7 +416,12 @@ fn read_journal(path: &Path, identity: &serde_json::Value) -> Result<Vec<MatchGa
     let mut lines = text
         .lines()
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty());
+        .filter(|(_, l)| !l.trim().is_empty())
+        .peekable();
+    if lines.peek().is_none() {
+        // An empty file (`touch`ed for the purpose): a new journal.
+        return Ok(Vec::new());
+    }
     let header: Option<serde_json::Value> =
         lines.next().and_then(|(_, l)| serde_json::from_str(l).ok());
     let Some(recorded) = header

@@ -222,8 +222,12 @@ fn open_run<E: Encode>(
     if let (Some(g), Ok(old)) = (resumed, std::fs::read_to_string(&path)) {
         let changed = changed_keys(&old, &text);
         if !changed.is_empty() {
+            // A config kept for these generations already is the one that
+            // trained them (a later change that trained nothing is not).
             let kept = dir.root.join(format!("config-to-gen{g}.toml"));
-            write_atomic(&kept, old.as_bytes()).map_err(TrainError::io("write", &kept))?;
+            if !kept.exists() {
+                write_atomic(&kept, old.as_bytes()).map_err(TrainError::io("write", &kept))?;
+            }
             eprintln!(
                 "note: the config differs from this run's earlier one in {}; generations from {} on use the new one, the earlier one is kept in {}",
                 changed.join(", "),
@@ -245,8 +249,9 @@ fn open_run<E: Encode>(
 }
 
 /// The dotted keys (`selfplay.simulations`) whose values differ between
-/// two config texts, or that only one of them has; empty when they are
-/// the same or either is no TOML table.
+/// two config texts, or that only one of them has, except `generations`
+/// (a longer run is the same run); empty when they are the same or either
+/// is no TOML table.
 fn changed_keys(old: &str, new: &str) -> Vec<String> {
     fn flatten(prefix: &str, value: &toml::Value, out: &mut Vec<(String, toml::Value)>) {
         match value {
@@ -273,7 +278,7 @@ fn changed_keys(old: &str, new: &str) -> Vec<String> {
     };
     let keys: std::collections::BTreeSet<&String> = a.keys().chain(b.keys()).collect();
     keys.into_iter()
-        .filter(|k| a.get(*k) != b.get(*k))
+        .filter(|k| k.as_str() != "generations" && a.get(*k) != b.get(*k))
         .cloned()
         .collect()
 }
