@@ -697,7 +697,10 @@ fn a_match_journal_resumes_and_refuses_another_match() {
 /// names the suffix, before anything else reads the path.
 #[test]
 fn an_unknown_bundle_suffix_is_named_by_match() {
-    let spec = format!("bundle:{}/../../models/losers:abc", env!("CARGO_MANIFEST_DIR"));
+    let spec = format!(
+        "bundle:{}/../../models/losers:abc",
+        env!("CARGO_MANIFEST_DIR")
+    );
     let out = lokizero(&["match", &spec, "random", "--games", "2"]);
     assert!(!out.status.success());
     assert!(
