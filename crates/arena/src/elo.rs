@@ -157,6 +157,15 @@ impl EloEstimate {
 mod tests {
     use super::*;
 
+    /// The estimate of `wins` wins, `draws` draws and `losses` losses.
+    fn estimate(wins: u32, draws: u32, losses: u32) -> EloEstimate {
+        EloEstimate::from_wdl(&WdlCounts {
+            wins,
+            draws,
+            losses,
+        })
+    }
+
     #[test]
     fn elo_of_published_scores() {
         // 0.75 → 400·log10(3) = 190.848...; 0.5 → 0; 0.25 → −190.85.
@@ -175,11 +184,7 @@ mod tests {
         // W=60 D=20 L=20, N=100: s = 0.7,
         // σ² = (60·0.09 + 20·0.04 + 20·0.49)/100 = 0.16, σ/√N = 0.04,
         // score interval 0.7 ± 0.0783986 = [0.6216014, 0.7783986].
-        let e = EloEstimate::from_wdl(&WdlCounts {
-            wins: 60,
-            draws: 20,
-            losses: 20,
-        });
+        let e = estimate(60, 20, 20);
         assert!((e.score - 0.7).abs() < 1e-12);
         assert!((e.elo - 147.190_714_117_837_76).abs() < 1e-6);
         let lo = elo_from_score(0.7 - Z95 * 0.04);
@@ -192,11 +197,7 @@ mod tests {
 
     #[test]
     fn even_and_all_draw_records() {
-        let e = EloEstimate::from_wdl(&WdlCounts {
-            wins: 0,
-            draws: 10,
-            losses: 0,
-        });
+        let e = estimate(0, 10, 0);
         // No variance: Wilson's interval, not a zero-width one. N = 10,
         // z² = 3.841459: half = z √(0.025 + 0.0096037) / 1.3841459 = 0.263407,
         // score [0.236593, 0.763407] → Elo ∓ 203.5.
@@ -208,11 +209,7 @@ mod tests {
         );
         assert!((e.upper - 203.5).abs() < 0.1, "{}", e.upper);
         // 16 straight wins: lower end 1 / (1 + z²/16) = 0.806392 → +247.85.
-        let e = EloEstimate::from_wdl(&WdlCounts {
-            wins: 16,
-            draws: 0,
-            losses: 0,
-        });
+        let e = estimate(16, 0, 0);
         assert_eq!((e.elo, e.upper), (f64::INFINITY, f64::INFINITY));
         assert!((e.lower - elo_from_score(1.0 / (1.0 + Z95 * Z95 / 16.0))).abs() < 1e-9);
         assert!((e.lower - 247.85).abs() < 0.1, "{}", e.lower);
@@ -220,11 +217,7 @@ mod tests {
             e.describe(),
             "Elo +inf (every game won; 95 % lower bound +247.8), score 100.0 %, draws 0.0 %"
         );
-        let one_sided = EloEstimate::from_wdl(&WdlCounts {
-            wins: 3,
-            draws: 1,
-            losses: 0,
-        });
+        let one_sided = estimate(3, 1, 0);
         assert!(
             one_sided
                 .describe()
@@ -232,20 +225,12 @@ mod tests {
             "{}",
             one_sided.describe()
         );
-        let lost = EloEstimate::from_wdl(&WdlCounts {
-            wins: 0,
-            draws: 0,
-            losses: 16,
-        });
+        let lost = estimate(0, 0, 16);
         assert_eq!(
             lost.describe(),
             "Elo -inf (every game lost; 95 % upper bound -247.8), score 0.0 %, draws 0.0 %"
         );
-        let even = EloEstimate::from_wdl(&WdlCounts {
-            wins: 0,
-            draws: 4,
-            losses: 0,
-        });
+        let even = estimate(0, 4, 0);
         assert!(
             even.describe().starts_with("Elo +0.0 95% [-"),
             "{}",
