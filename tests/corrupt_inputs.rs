@@ -693,6 +693,42 @@ fn a_match_journal_resumes_and_refuses_another_match() {
     refused(&out, "--journal and --pgn name the same file", b"[1, 2]\n");
 }
 
+/// A journal keys on the players as they play: the same bundle spelled
+/// another way (its budget from `--nodes` or from the spec, its precision
+/// stated or the default, fp32) resumes the journal; another budget is another
+/// match.
+#[test]
+fn a_match_journal_knows_one_player_under_two_spellings() {
+    let tmp = tempfile::tempdir().unwrap();
+    let journal = tmp.path().join("match.jsonl");
+    let j = journal.to_str().unwrap();
+    let shakti = format!("bundle:{}/../../models/shakti", env!("CARGO_MANIFEST_DIR"));
+    let run = |a: &str, games: &str, extra: &[&str]| {
+        let mut args = vec!["match", a, "random", "--seed", "5", "--games", games];
+        args.extend(["--journal", j]);
+        args.extend(extra);
+        lokizero(&args)
+    };
+    let out = run(&shakti, "2", &["--nodes", "8"]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let out = run(&format!("{shakti}:8:fp32"), "4", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("resuming: 2 games already played"),
+        "{}",
+        stderr(&out)
+    );
+    let before = std::fs::read(&journal).unwrap();
+    let out = run(&format!("{shakti}:9"), "6", &[]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("budget_a is \"8\" there, \"9\" here"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(std::fs::read(&journal).unwrap(), before);
+}
+
 /// A bundle spec with a suffix no bundle spec has (`models/losers:abc`)
 /// names the suffix, before anything else reads the path.
 #[test]

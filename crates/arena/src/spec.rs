@@ -368,6 +368,8 @@ enum Built {
 /// once). Shareable across the match threads.
 pub struct PlayerFactory<G: Encode + Heuristic> {
     name: String,
+    /// The player without its budget, as it plays ([`Self::played_as`]).
+    played_as: String,
     built: Built,
     device: Device,
     search: SearchConfig,
@@ -458,6 +460,24 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// [`SpecError`].
     pub fn new(spec_text: &str, ctx: &FactoryContext) -> Result<Self, SpecError> {
         let spec = PlayerSpec::parse(spec_text)?;
+        let played_as = match &spec {
+            PlayerSpec::Bundle {
+                path,
+                precision,
+                extend,
+                ..
+            } => format!(
+                "bundle:{}:{}{}",
+                path.display(),
+                precision.unwrap_or(ctx.precision),
+                if *extend { "" } else { ":noextend" }
+            ),
+            PlayerSpec::Random => "random".into(),
+            PlayerSpec::Greedy => "greedy".into(),
+            PlayerSpec::Uct(_) => "uct".into(),
+            PlayerSpec::Uci { path, .. } => format!("uci:{}", path.display()),
+            PlayerSpec::Htp { path, .. } => format!("htp:{}", path.display()),
+        };
         let built = match spec {
             PlayerSpec::Bundle {
                 path,
@@ -537,6 +557,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         };
         Ok(PlayerFactory {
             name: spec_text.trim().to_string(),
+            played_as,
             built,
             device: ctx.device.clone(),
             search: ctx.search.clone(),
@@ -552,6 +573,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     pub fn from_net(name: &str, net: Net, budget: Budget, ctx: &FactoryContext) -> Self {
         PlayerFactory {
             name: name.to_string(),
+            played_as: format!("{name}:{}", ctx.precision),
             built: Built::Bundle(Box::new(net), budget, ctx.precision, true),
             device: ctx.device.clone(),
             search: ctx.search.clone(),
@@ -565,6 +587,15 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// Display name (the spec text).
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// The player as it plays, without its budget ([`Self::budget_text`]
+    /// gives that): the kind, path, precision and flags its spec resolved
+    /// to (`bundle:models/losers:int8`, `uct`, `htp:PATH`), so specs that
+    /// spell the same player differently (`bundle:m` with `--nodes 20`,
+    /// `bundle:m:20`) are one player. A match journal keys on it.
+    pub fn played_as(&self) -> &str {
+        &self.played_as
     }
 
     /// The budget this player searches per move, as text (`200`, `100ms`,

@@ -250,8 +250,13 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
     if let Some(map) = identity.as_object_mut() {
         map.extend(args.search.json_fields());
     }
+    // A journal keys on the players as they play, so two spellings of one
+    // player (`bundle:m` with `--nodes 20`, `bundle:m:20`) resume it.
+    let mut journal_key = identity.clone();
+    journal_key["a"] = pa.played_as().into();
+    journal_key["b"] = pb.played_as().into();
     let done = match &args.journal {
-        Some(path) => read_journal(path, &identity)?,
+        Some(path) => read_journal(path, &journal_key)?,
         None => Vec::new(),
     };
     if done.len() > settings.games.div_ceil(2) * 2 {
@@ -283,7 +288,7 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
                 }
             }
             if let Some(path) = &args.journal {
-                if let Err(e) = write_journal(path, &identity, &r.games) {
+                if let Err(e) = write_journal(path, &journal_key, &r.games) {
                     write_error = Some(anyhow!("writing the journal {}: {e}", path.display()));
                 }
             }
