@@ -319,6 +319,15 @@ fn a_resumed_generation_marks_its_reused_self_play() {
     // Generation 1 played everything itself.
     assert_eq!(lines[0]["selfplay_reused_games"], 0);
     assert!(lines[0]["games_per_hour"].as_f64().unwrap() > 0.0);
+    // The complete run again: nothing to train, and it says so.
+    let out = train(&config, &run);
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("generation 2 is the last completed, the last of the 2 this run asks for; nothing to train"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("continuing with"), "{stderr}");
 }
 
 /// `lokizero train --init-from BUNDLE`: a new run continues the bundle's

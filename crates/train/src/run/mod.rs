@@ -238,7 +238,7 @@ fn open_run<E: Encode>(
     }
     write_atomic(&path, text.as_bytes()).map_err(TrainError::io("write", &path))?;
     match (resumed, init) {
-        (Some(g), _) => resume::resume::<E>(dir, g, &shape, device),
+        (Some(g), _) => resume::resume::<E>(dir, g, config.generations, &shape, device),
         (None, Some(init)) => resume::save_init_bundle::<E>(dir, init, &shape),
         (None, None) => {
             let net = Net::new(&shape, device);

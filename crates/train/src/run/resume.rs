@@ -86,6 +86,7 @@ fn shape_difference(run: &NetShape, config: &NetShape) -> String {
 pub(super) fn resume<E: Encode>(
     dir: &RunDir,
     g: u32,
+    generations: u32,
     shape: &NetShape,
     device: &Device,
 ) -> Result<u32> {
@@ -102,11 +103,21 @@ pub(super) fn resume<E: Encode>(
             shape_difference(&meta.shape, shape)
         )));
     }
-    eprintln!(
-        "resuming {}: generation {g} is the last completed, continuing with {}",
-        dir.root.display(),
-        g + 1
-    );
+    // `generations` counts from the run's first generation (0, or the
+    // bundle's generation with --init-from).
+    let last = dir.first_generation() + generations;
+    if g < last {
+        eprintln!(
+            "resuming {}: generation {g} is the last completed, continuing with {}",
+            dir.root.display(),
+            g + 1
+        );
+    } else {
+        eprintln!(
+            "{}: generation {g} is the last completed, the last of the {generations} this run asks for; nothing to train (a larger --generations trains more)",
+            dir.root.display()
+        );
+    }
     restore_metrics::<E>(dir, g)?;
     Ok(g)
 }
