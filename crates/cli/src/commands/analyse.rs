@@ -158,7 +158,7 @@ pub fn run(args: AnalyseArgs) -> Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        let response = analyser.answer(line.trim());
+        let response = super::on_pool(|| analyser.answer(line.trim()));
         writeln!(stdout, "{response}")?;
         stdout.flush()?;
     }

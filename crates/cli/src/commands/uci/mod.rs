@@ -384,7 +384,8 @@ fn search_thread(
     stop: Arc<AtomicBool>,
     out: Out,
 ) -> Bot {
-    let result = bot.choose_move(&budget, &mut |info| send(&out, &info_line(info)));
+    let result =
+        super::on_pool(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
     if wait_for_stop {
         while !stop.load(Ordering::Relaxed) {
             std::thread::sleep(Duration::from_millis(5));
