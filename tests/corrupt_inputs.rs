@@ -691,12 +691,27 @@ fn a_match_journal_resumes_and_refuses_another_match() {
         j,
     ]);
     refused(&out, "--journal and --pgn name the same file", b"[1, 2]\n");
+    // Also under another spelling.
+    let spelled = tmp.path().join(".").join("match.jsonl");
+    let out = lokizero(&[
+        "match",
+        "random",
+        "greedy",
+        "--variant",
+        "shakti",
+        "--journal",
+        j,
+        "--pgn",
+        spelled.to_str().unwrap(),
+    ]);
+    refused(&out, "--journal and --pgn name the same file", b"[1, 2]\n");
 }
 
 /// A journal keys on the players as they play: the same bundle spelled
 /// another way (its budget from `--nodes` or from the spec, its precision
-/// stated or the default, fp32) resumes the journal; another budget is another
-/// match.
+/// stated or the default, fp32, its path with a trailing `/`) resumes the
+/// journal; another budget is another match, and other weights at the same
+/// path are another player.
 #[test]
 fn a_match_journal_knows_one_player_under_two_spellings() {
     let tmp = tempfile::tempdir().unwrap();
@@ -711,7 +726,7 @@ fn a_match_journal_knows_one_player_under_two_spellings() {
     };
     let out = run(&shakti, "2", &["--nodes", "8"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = run(&format!("{shakti}:8:fp32"), "4", &[]);
+    let out = run(&format!("{shakti}/:8:fp32"), "4", &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("resuming: 2 games already played"),
@@ -727,6 +742,37 @@ fn a_match_journal_knows_one_player_under_two_spellings() {
         stderr(&out)
     );
     assert_eq!(std::fs::read(&journal).unwrap(), before);
+    // Other weights at the same path: the copy of the bundle with one byte
+    // of its weights changed.
+    let copy = tmp.path().join("shakti");
+    std::fs::create_dir(&copy).unwrap();
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/shakti");
+    for name in ["model.json", "model.safetensors"] {
+        std::fs::copy(shipped.join(name), copy.join(name)).unwrap();
+    }
+    let out = run(&format!("bundle:{}:8", copy.display()), "4", &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let weights = copy.join("model.safetensors");
+    let mut bytes = std::fs::read(&weights).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&weights, bytes).unwrap();
+    let meta = copy.join("model.json");
+    let text = std::fs::read_to_string(&meta).unwrap();
+    let old_sha = serde_json::from_str::<serde_json::Value>(&text).unwrap()["weights_sha256"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let sum = Command::new("sha256sum").arg(&weights).output().unwrap();
+    let new_sha = String::from_utf8_lossy(&sum.stdout)[..64].to_string();
+    std::fs::write(&meta, text.replace(&old_sha, &new_sha)).unwrap();
+    let out = run(&format!("bundle:{}:8", copy.display()), "6", &[]);
+    assert!(!out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("is the journal of another match (a is"),
+        "{}",
+        stderr(&out)
+    );
 }
 
 /// A bundle spec with a suffix no bundle spec has (`models/losers:abc`)

@@ -460,18 +460,9 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// [`SpecError`].
     pub fn new(spec_text: &str, ctx: &FactoryContext) -> Result<Self, SpecError> {
         let spec = PlayerSpec::parse(spec_text)?;
-        let played_as = match &spec {
-            PlayerSpec::Bundle {
-                path,
-                precision,
-                extend,
-                ..
-            } => format!(
-                "bundle:{}:{}{}",
-                path.display(),
-                precision.unwrap_or(ctx.precision),
-                if *extend { "" } else { ":noextend" }
-            ),
+        let mut played_as = match &spec {
+            // Named by its weights once loaded (below).
+            PlayerSpec::Bundle { .. } => String::new(),
             PlayerSpec::Random => "random".into(),
             PlayerSpec::Greedy => "greedy".into(),
             PlayerSpec::Uct(_) => "uct".into(),
@@ -487,12 +478,23 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                 extend,
             } => {
                 check_bundle_suffix(spec_text, &path)?;
-                let (net, _) = model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
-                    SpecError::Bundle {
-                        spec: spec_text.to_string(),
-                        source,
-                    }
-                })?;
+                let (net, meta) =
+                    model::load_bundle::<G>(&path, &ctx.device).map_err(|source| {
+                        SpecError::Bundle {
+                            spec: spec_text.to_string(),
+                            source,
+                        }
+                    })?;
+                // The weights, not the path: another spelling of the path
+                // is the same player, other weights at the same path not.
+                played_as = format!(
+                    "bundle with weights {}:{}{}",
+                    meta.weights_sha256
+                        .get(..16)
+                        .unwrap_or(&meta.weights_sha256),
+                    precision.unwrap_or(ctx.precision),
+                    if extend { "" } else { ":noextend" }
+                );
                 let budget = budget.unwrap_or_else(|| ctx.default_budget.clone());
                 Built::Bundle(
                     Box::new(net),
@@ -590,10 +592,13 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     }
 
     /// The player as it plays, without its budget ([`Self::budget_text`]
-    /// gives that): the kind, path, precision and flags its spec resolved
-    /// to (`bundle:models/losers:int8`, `uct`, `htp:PATH`), so specs that
-    /// spell the same player differently (`bundle:m` with `--nodes 20`,
-    /// `bundle:m:20`) are one player. A match journal keys on it.
+    /// gives that): the kind, the bundle's weights (the first 16 hex
+    /// digits of their sha256, whatever the path's spelling) or the
+    /// engine's path, and the precision and flags its spec resolved to
+    /// (`bundle with weights 09d7695fe0261624:int8`, `uct`, `htp:PATH`), so
+    /// specs that spell the same player differently (`bundle:m` with
+    /// `--nodes 20`, `bundle:./m/:20`) are one player. A match journal keys
+    /// on it.
     pub fn played_as(&self) -> &str {
         &self.played_as
     }

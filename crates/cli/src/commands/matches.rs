@@ -177,7 +177,18 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
     }
     if let Some(path) = &args.journal {
         super::check_output_parent(path, "--journal")?;
-        if args.pgn.as_ref() == Some(path) {
+        // The same file under two spellings (`a.jsonl`, `./x/../a.jsonl`):
+        // the folders exist (checked above), so they resolve.
+        let resolved = |p: &Path| {
+            let folder = p.parent().filter(|d| !d.as_os_str().is_empty());
+            std::fs::canonicalize(folder.unwrap_or(Path::new(".")))
+                .ok()
+                .map(|d| d.join(p.file_name().unwrap_or_default()))
+        };
+        let same_file = args.pgn.as_deref().is_some_and(|pgn| {
+            pgn == path.as_path() || (resolved(pgn).is_some() && resolved(pgn) == resolved(path))
+        });
+        if same_file {
             bail!(
                 "--journal and --pgn name the same file {}: give two",
                 path.display()
@@ -255,8 +266,23 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
     let mut journal_key = identity.clone();
     journal_key["a"] = pa.played_as().into();
     journal_key["b"] = pb.played_as().into();
+    // `--precision` is in the players as they play (bundles only).
+    if let Some(map) = journal_key.as_object_mut() {
+        map.remove("precision");
+    }
     let done = match &args.journal {
-        Some(path) => read_journal(path, &journal_key)?,
+        Some(path) => {
+            let done = read_journal(path, &journal_key)?;
+            // Written once before the first game, so a journal that cannot
+            // be written stops the match now, not after it is played.
+            write_journal(path, &journal_key, &done).with_context(|| {
+                format!(
+                    "writing the journal {} before the first game",
+                    path.display()
+                )
+            })?;
+            done
+        }
         None => Vec::new(),
     };
     if done.len() > settings.games.div_ceil(2) * 2 {
