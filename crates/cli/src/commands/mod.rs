@@ -108,56 +108,13 @@ pub fn set_threads(threads: usize) {
 /// Run `work` (a search) on a thread of the network's pool
 /// ([`set_threads`]). A search on another thread hands each batch of
 /// leaves to the pool and sleeps until it is done: a thread hop per batch,
-/// which cost one-thread `lokizero uci` 15-30 % of its nodes per second
+/// which cost one-thread `lokizero uci` 5-41 % of its nodes per second
 /// (docs/benchmarks.md, "Nodes per second in play"). On a pool thread the
 /// batch runs in place, its chunks shared with the pool's other threads.
-///
-/// With more than one pool thread the others are kept awake while `work`
-/// runs ([`KeepWarm`]): a batch is split into one chunk per thread every
-/// few hundred microseconds, and a thread that went to sleep between two
-/// batches takes longer to wake than its chunk takes to compute.
+/// The other threads sleep between batches: keeping them polling gained
+/// up to 22 % on an idle machine and lost half on a loaded one.
 pub fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
-    rayon::scope(|_| {
-        let _warm = KeepWarm::start();
-        work()
-    })
-}
-
-/// While alive, the pool's other threads poll for work instead of
-/// sleeping, taking the chunks the calling pool thread splits off (rayon's
-/// idle threads sleep after about 32 empty polls). Dropping it lets them
-/// sleep again. Costs the other threads' CPU time while alive: made only
-/// around a search that was given those threads.
-struct KeepWarm(std::sync::Arc<std::sync::atomic::AtomicBool>);
-
-impl KeepWarm {
-    /// Start polling on every pool thread but the calling one (which runs
-    /// its broadcast copy, if ever, as a no-op: it must not wait on itself).
-    fn start() -> Self {
-        use std::sync::atomic::{AtomicBool, Ordering};
-        let on = std::sync::Arc::new(AtomicBool::new(true));
-        if rayon::current_num_threads() > 1 {
-            let caller = rayon::current_thread_index();
-            let flag = on.clone();
-            rayon::spawn_broadcast(move |ctx| {
-                if Some(ctx.index()) == caller {
-                    return;
-                }
-                while flag.load(Ordering::Relaxed) {
-                    if rayon::yield_now() != Some(rayon::Yield::Executed) {
-                        std::hint::spin_loop();
-                    }
-                }
-            });
-        }
-        KeepWarm(on)
-    }
-}
-
-impl Drop for KeepWarm {
-    fn drop(&mut self) {
-        self.0.store(false, std::sync::atomic::Ordering::Relaxed);
-    }
+    rayon::scope(|_| work())
 }
 
 /// Refuse an output file whose folder does not exist, before any work is
