@@ -324,7 +324,7 @@ fn a_resumed_generation_marks_its_reused_self_play() {
     assert!(out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("generation 2 is the last completed, the last of the 2 this run asks for; nothing to train"),
+        stderr.contains("generation 2 is the last completed; this run asks for generations up to 2, so there is nothing to train"),
         "{stderr}"
     );
     assert!(!stderr.contains("continuing with"), "{stderr}");

@@ -114,7 +114,7 @@ pub(super) fn resume<E: Encode>(
         );
     } else {
         eprintln!(
-            "{}: generation {g} is the last completed, the last of the {generations} this run asks for; nothing to train (a larger --generations trains more)",
+            "{}: generation {g} is the last completed; this run asks for generations up to {last}, so there is nothing to train (a larger --generations trains more)",
             dir.root.display()
         );
     }
