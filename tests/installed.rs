@@ -42,18 +42,18 @@ impl Installed {
     }
 
     fn run(&self, args: &[&str]) -> Output {
-        self.command(args).output().unwrap()
+        retry_busy(|| self.command(args).output())
     }
 
     /// `lokizero uci` fed `input`; its whole output.
     fn uci(&self, input: &str) -> Output {
-        let mut child = self
-            .command(&["uci"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+        let mut child = retry_busy(|| {
+            self.command(&["uci"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+        });
         child
             .stdin
             .take()
@@ -66,6 +66,22 @@ impl Installed {
     fn user_models(&self) -> PathBuf {
         self.home.join(".local/share/lokizero/models")
     }
+}
+
+/// `start()` again while it fails with "text file busy": the other test
+/// of this file may be copying its binary when this one starts a process,
+/// and a process forked meanwhile holds the copy's write handle until it
+/// execs, which keeps the copy from being run for that moment.
+fn retry_busy<T>(mut start: impl FnMut() -> std::io::Result<T>) -> T {
+    for _ in 0..100 {
+        match start() {
+            Err(e) if e.kind() == std::io::ErrorKind::ExecutableFileBusy => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            other => return other.unwrap(),
+        }
+    }
+    start().unwrap()
 }
 
 fn repo_models() -> PathBuf {
