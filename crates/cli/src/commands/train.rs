@@ -125,9 +125,9 @@ fn run_on_store(
     };
     if !args.quiet {
         eprintln!(
-            "training {} for {} generations in {} ({}; a generation every {} new games)",
+            "training {} for {} in {} ({}; a generation every {} new games)",
             config.variant,
-            config.generations,
+            generations_text(config.generations),
             store.describe(),
             if args.trainer_only {
                 "trainer only: the games come from workers"
@@ -189,9 +189,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
     };
     if !args.quiet {
         eprintln!(
-            "training {} for {} generations into {} ({} games of self-play per generation; re-run to resume)",
+            "training {} for {} into {} ({} games of self-play per generation; re-run to resume)",
             config.variant,
-            config.generations,
+            generations_text(config.generations),
             run_dir.display(),
             config.selfplay.games_per_generation
         );
@@ -209,10 +209,26 @@ pub fn run(args: TrainArgs) -> Result<()> {
     Ok(())
 }
 
+/// `1 generation`, `8 generations`.
+fn generations_text(n: u32) -> String {
+    if n == 1 {
+        "1 generation".into()
+    } else {
+        format!("{n} generations")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::{CommandFactory, Parser};
+
+    #[test]
+    fn one_generation_is_singular() {
+        assert_eq!(generations_text(1), "1 generation");
+        assert_eq!(generations_text(0), "0 generations");
+        assert_eq!(generations_text(8), "8 generations");
+    }
 
     #[derive(Parser)]
     struct TrainCli {
