@@ -678,9 +678,12 @@ fn a_match_journal_resumes_and_refuses_another_match() {
     // Not a journal at all.
     std::fs::write(&journal, "[1, 2]\n").unwrap();
     refused(&run("3", "8", true), "not a match journal", b"[1, 2]\n");
-    // The records file is another file, also under another spelling.
+    // The records file is another file, also under another spelling or
+    // through a link.
     let spelled = tmp.path().join(".").join("match.jsonl");
-    for pgn in [j, spelled.to_str().unwrap()] {
+    let link = tmp.path().join("link.txt");
+    std::os::unix::fs::symlink(&journal, &link).unwrap();
+    for pgn in [j, spelled.to_str().unwrap(), link.to_str().unwrap()] {
         let args = ["match", "random", "greedy", "--variant", "shakti"];
         let out = lokizero(&[&args[..], &["--journal", j, "--pgn", pgn]].concat());
         refused(&out, "--journal and --pgn name the same file", b"[1, 2]\n");
@@ -717,7 +720,7 @@ fn a_match_journal_knows_one_player_under_two_spellings() {
     let out = run(&format!("{shakti}:9"), "6", &[]);
     assert!(!out.status.success());
     assert!(
-        stderr(&out).contains("budget_a is \"8\" there, \"9\" here"),
+        stderr(&out).contains("player A's budget is \"8\" there, \"9\" here"),
         "{}",
         stderr(&out)
     );
@@ -749,7 +752,7 @@ fn a_match_journal_knows_one_player_under_two_spellings() {
     let out = run(&format!("bundle:{}:8", copy.display()), "6", &[]);
     assert!(!out.status.success(), "{}", stderr(&out));
     assert!(
-        stderr(&out).contains("is the journal of another match (a is"),
+        stderr(&out).contains("is the journal of another match (player A is \"bundle with weights"),
         "{}",
         stderr(&out)
     );

@@ -179,11 +179,14 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
         super::check_output_parent(path, "--journal")?;
         // The same file under two spellings (`a.jsonl`, `./x/../a.jsonl`):
         // the folders exist (checked above), so they resolve.
+        // An existing file resolves whole (a link to the other file).
         let resolved = |p: &Path| {
             let folder = p.parent().filter(|d| !d.as_os_str().is_empty());
-            std::fs::canonicalize(folder.unwrap_or(Path::new(".")))
-                .ok()
-                .map(|d| d.join(p.file_name().unwrap_or_default()))
+            std::fs::canonicalize(p).ok().or_else(|| {
+                std::fs::canonicalize(folder.unwrap_or(Path::new(".")))
+                    .ok()
+                    .map(|d| d.join(p.file_name().unwrap_or_default()))
+            })
         };
         let same_file = args.pgn.as_deref().is_some_and(|pgn| {
             pgn == path.as_path() || (resolved(pgn).is_some() && resolved(pgn) == resolved(path))
@@ -475,8 +478,16 @@ fn read_journal(path: &Path, identity: &serde_json::Value) -> Result<Vec<MatchGa
             .into_iter()
             .find(|k| recorded.get(k.as_str()) != identity.get(k.as_str()))
             .map(|k| {
+                // The players by name, not by their JSON keys.
+                let name = match k.as_str() {
+                    "a" => "player A",
+                    "b" => "player B",
+                    "budget_a" => "player A's budget",
+                    "budget_b" => "player B's budget",
+                    other => other,
+                };
                 format!(
-                    "{k} is {} there, {} here",
+                    "{name} is {} there, {} here",
                     recorded.get(k.as_str()).unwrap_or(&serde_json::Value::Null),
                     identity.get(k.as_str()).unwrap_or(&serde_json::Value::Null)
                 )
