@@ -189,7 +189,7 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
             })
         };
         let same_file = args.pgn.as_deref().is_some_and(|pgn| {
-            pgn == path.as_path() || (resolved(pgn).is_some() && resolved(pgn) == resolved(path))
+            pgn == path.as_path() || resolved(pgn).is_some_and(|p| Some(p) == resolved(path))
         });
         if same_file {
             bail!(
