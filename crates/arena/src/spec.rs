@@ -6,9 +6,10 @@
 //! | `bundle:PATH` | the bundle's network with PUCT search ([`bot::GameBot`], the one bundle player), the match's `--nodes` / `--movetime` per move |
 //! | `bundle:PATH:N` | … `N` root visits per move |
 //! | `bundle:PATH:250ms`, `bundle:PATH:2s` | … searching for that wall time per move |
-//! | `bundle:PATH:int8`, `bundle:PATH:200:int8`, `bundle:PATH:fp32` | … with its network in that [`model::Precision`] (after any budget; default: the match's `--precision`, [`FactoryContext::precision`]) |
-//! | `bundle:PATH:1s:full`, `bundle:PATH:full:int8` | … thinking for the whole time it is given, without smart pruning ([`search::Budget::full_time`]; after any budget, before any precision) |
-//! | `bundle:PATH:noextend` | … at a time control (`--tc`), never thinking past its share of the clock, even when its root is unclear ([`search::Budget::time_max`]; may be combined with `:full`, before any precision) |
+//! | `bundle:PATH:int8`, `bundle:PATH:200:int8`, `bundle:PATH:fp32` | … with its network in that [`model::Precision`] (default: the match's `--precision`, [`FactoryContext::precision`], int8) |
+//! | `bundle:PATH:1s:full`, `bundle:PATH:full:int8` | … thinking for the whole time it is given, without smart pruning ([`search::Budget::full_time`]) |
+//! | `bundle:PATH:noextend` | … at a time control (`--tc`), never thinking past its share of the clock, even when its root is unclear ([`search::Budget::time_max`]) |
+//! | `bundle:PATH:int8:1s:full` | the suffixes after a bundle's path come in any order, each at most once |
 //! | `random` | uniformly random legal actions |
 //! | `greedy` | one-ply greedy ([`crate::greedy`]) |
 //! | `uct:N` | knowledge-free search: `N` root visits per move, uniform priors, each leaf valued by one random playout ([`search::RolloutEvaluator`]) |
@@ -185,48 +186,42 @@ impl PlayerSpec {
                 });
         }
         if let Some(rest) = t.strip_prefix("bundle:") {
-            // A last `:int8` / `:fp32` is the network's precision.
-            let (rest, precision) = match rest.rsplit_once(':') {
-                Some((head, "int8")) => (head, Some(Precision::Int8)),
-                Some((head, "fp32")) => (head, Some(Precision::Fp32)),
-                _ => (rest, None),
-            };
-            // Then `:full` (the whole time, no smart pruning) and
-            // `:noextend` (no thinking past the clock's share), in either
-            // order.
-            let (mut rest, mut full_time, mut extend) = (rest, false, true);
-            loop {
-                match rest.rsplit_once(':') {
-                    Some((head, "full")) if !full_time => (rest, full_time) = (head, true),
-                    Some((head, "noextend")) if extend => (rest, extend) = (head, false),
-                    _ => break,
+            // After the path, in any order, each at most once: a budget,
+            // `:int8` / `:fp32` (the network's precision), `:full` (the
+            // whole time, no smart pruning) and `:noextend` (no thinking
+            // past the clock's share).
+            let (mut rest, mut budget, mut precision) = (rest, None, None);
+            let (mut full_time, mut extend) = (false, true);
+            while let Some((head, tail)) = rest.rsplit_once(':') {
+                match tail {
+                    "int8" if precision.is_none() => precision = Some(Precision::Int8),
+                    "fp32" if precision.is_none() => precision = Some(Precision::Fp32),
+                    "full" if !full_time => full_time = true,
+                    "noextend" if extend => extend = false,
+                    _ => match parse_budget(tail) {
+                        Some(b) if budget.is_none() => budget = Some(b),
+                        Some(_) => return Err(bad()),
+                        // A number-like tail that is no budget (`:0`, `:-5`,
+                        // `:0ms`) is a mistake, not part of the folder name.
+                        None if tail
+                            .starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') =>
+                        {
+                            return Err(SpecError::Budget {
+                                spec: text.to_string(),
+                                source: search::BudgetError(tail.to_string()),
+                            });
+                        }
+                        _ => break,
+                    },
                 }
+                rest = head;
             }
             if rest.is_empty() {
                 return Err(bad());
             }
-            if let Some((path, tail)) = rest.rsplit_once(':') {
-                if let Some(b) = parse_budget(tail) {
-                    return Ok(PlayerSpec::Bundle {
-                        path: path.into(),
-                        budget: Some(b),
-                        precision,
-                        full_time,
-                        extend,
-                    });
-                }
-                // A number-like tail that is no budget (`:0`, `:-5`, `:0ms`)
-                // is a mistake, not part of the folder name.
-                if tail.starts_with(|c: char| c.is_ascii_digit() || c == '-' || c == '+') {
-                    return Err(SpecError::Budget {
-                        spec: text.to_string(),
-                        source: search::BudgetError(tail.to_string()),
-                    });
-                }
-            }
             return Ok(PlayerSpec::Bundle {
                 path: rest.into(),
-                budget: None,
+                budget,
                 precision,
                 full_time,
                 extend,
@@ -328,7 +323,8 @@ pub struct FactoryContext {
     /// move to the next ([`bot::GameBot::set_tree_reuse`]; on by default).
     pub tree_reuse: bool,
     /// Precision of bundle players' networks unless their spec names one
-    /// ([`bot::GameBot::set_precision`]; `fp32` by default).
+    /// ([`bot::GameBot::set_precision`]; by default the play default,
+    /// [`Precision::default`]: int8 where the CPU has a fast int8 kernel).
     pub precision: Precision,
 }
 
@@ -348,7 +344,7 @@ impl FactoryContext {
             uci_move_timeout: Duration::from_secs(30),
             htp_move_timeout: Duration::from_secs(300),
             tree_reuse: true,
-            precision: Precision::Fp32,
+            precision: Precision::default(),
         }
     }
 }
@@ -492,7 +488,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                     meta.weights_sha256
                         .get(..16)
                         .unwrap_or(&meta.weights_sha256),
-                    precision.unwrap_or(ctx.precision),
+                    precision.unwrap_or(ctx.precision).on_this_cpu(),
                     if extend { "" } else { ":noextend" }
                 );
                 let budget = budget.unwrap_or_else(|| ctx.default_budget.clone());
@@ -791,6 +787,18 @@ mod tests {
                 extend: true,
             }
         );
+        // Suffixes in any order.
+        for text in [
+            "bundle:models/losers:int8:1s:full",
+            "bundle:models/losers:full:int8:1s",
+            "bundle:models/losers:1s:int8:full",
+        ] {
+            assert_eq!(
+                PlayerSpec::parse(text).unwrap(),
+                PlayerSpec::parse("bundle:models/losers:1s:full:int8").unwrap(),
+                "{text}"
+            );
+        }
         assert_eq!(
             PlayerSpec::parse("bundle:models/losers:full").unwrap(),
             PlayerSpec::Bundle {
@@ -844,6 +852,8 @@ mod tests {
             "bundle:m:-5",
             "bundle::int8",
             "bundle:m:0:int8",
+            "bundle:m:int8:0",
+            "bundle:m:200:1s",
             "uci:",
             "stockfish",
         ] {

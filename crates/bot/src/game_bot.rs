@@ -128,10 +128,14 @@ impl<G: BotGame> GameBot<G> {
 
     /// A bot around an already loaded network (start position, full
     /// strength, [`SearchConfig::for_play`], no playouts mixed in, tree
-    /// reuse on, seed 0); `meta` is the bundle's when it came from one.
+    /// reuse on, seed 0, the network in the play default precision,
+    /// [`Precision::default`]: int8 on a CPU with a fast int8 kernel,
+    /// `fp32` elsewhere and off the CPU); `meta` is the bundle's when it
+    /// came from one.
     pub fn from_net(net: Net, meta: Option<BundleMeta>, device: &Device) -> Self {
         let playouts = RolloutEvaluator::new(1, ROLLOUT_MAX_PLIES, SmallRng::seed_from_u64(0x5EED));
-        let evaluator = RolloutMix::new(NetEvaluator::new(net, device.clone()), playouts, 0.0);
+        let net_eval = NetEvaluator::new(net, device.clone()).with_precision(Precision::default());
+        let evaluator = RolloutMix::new(net_eval, playouts, 0.0);
         let mut bot = Self::with_evaluator(evaluator, SearchConfig::for_play());
         bot.meta = meta;
         bot
@@ -157,8 +161,9 @@ impl<G: BotGame> GameBot<G> {
     }
 
     /// Run the network in `precision` ([`NetEvaluator::set_precision`]:
-    /// int8 only on the CPU path of a CPU with AVX2 or VNNI, `fp32` otherwise,
-    /// the default). Returns the precision in effect.
+    /// int8 only on the CPU path of a CPU with AVX2 or VNNI, `fp32`
+    /// otherwise; int8 is the default, [`Precision::default`]). Returns the
+    /// precision in effect.
     pub fn set_precision(&mut self, precision: Precision) -> Precision {
         self.evaluator.inner_mut().set_precision(precision)
     }

@@ -17,7 +17,7 @@ use search::{Evaluator, Wdl};
 
 use crate::fused::{FusedNet, FusedOutput};
 use crate::net::{Net, MOVES_LEFT_SCALE};
-use crate::quant::{int8_accelerated, Precision};
+use crate::quant::Precision;
 
 /// Evaluates batches of positions of game `E` with a [`Net`] in inference
 /// mode. The input buffer is reused across calls, so the hot path does not
@@ -130,11 +130,7 @@ impl<E: Encode> NetEvaluator<E> {
     /// elsewhere the evaluator stays `fp32`, the reference. Returns the
     /// precision in effect ([`Self::precision`]).
     pub fn set_precision(&mut self, precision: Precision) -> Precision {
-        let effective = match precision {
-            Precision::Int8 if int8_accelerated() => Precision::Int8,
-            _ => Precision::Fp32,
-        };
-        self.force_precision(effective);
+        self.force_precision(precision.on_this_cpu());
         self.precision()
     }
 

@@ -56,15 +56,26 @@ use std::fmt;
 use crate::direct::{isa_allowed, DirectConv, Interior, Padded};
 
 /// Numeric precision of the CPU forward pass ([`crate::FusedNet`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+///
+/// The default, [`Precision::Int8`], is the play default: a bot loaded
+/// from a bundle ([`crate::NetEvaluator`] inside `bot::GameBot`) plays
+/// int8 where the CPU has a fast int8 kernel and `fp32` elsewhere. At
+/// equal nodes the two score alike (400-game matches on the shipped
+/// bundles, `docs/experiments.md`); at equal time int8 searches 1.5-2.1x
+/// the nodes (`docs/benchmarks.md`). A bare [`crate::NetEvaluator`] (self-play,
+/// training, the tests' reference) starts in `fp32`.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "lowercase")]
 pub enum Precision {
-    /// `fp32`: everything in `f32` (the reference, the default).
-    #[default]
+    /// `fp32`: everything in `f32` (the reference).
     Fp32,
     /// `int8`: the trunk's 3x3 convolutions on 8-bit integers (module
     /// docs); the 1x1 heads and the dense layers stay `f32`. Used by the
     /// evaluator only where the CPU has a fast int8 kernel
-    /// ([`int8_accelerated`]); elsewhere it keeps `fp32`.
+    /// ([`int8_accelerated`]); elsewhere it keeps `fp32`. The play default.
+    #[default]
     Int8,
 }
 
@@ -82,6 +93,18 @@ impl std::str::FromStr for Precision {
             "fp32" | "f32" => Ok(Precision::Fp32),
             "int8" | "i8" => Ok(Precision::Int8),
             other => Err(PrecisionError(other.to_string())),
+        }
+    }
+}
+
+impl Precision {
+    /// The precision a CPU forward pass asked for `self` runs in on this
+    /// machine: [`Precision::Int8`] only where the CPU has a fast int8
+    /// kernel ([`int8_accelerated`]), [`Precision::Fp32`] otherwise.
+    pub fn on_this_cpu(self) -> Precision {
+        match self {
+            Precision::Int8 if int8_accelerated() => Precision::Int8,
+            _ => Precision::Fp32,
         }
     }
 }

@@ -10,7 +10,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 use bot::Bot;
 use burn::tensor::Device;
-use model::BundleMeta;
+use model::{BundleMeta, Precision};
 use rules::describe::Shade;
 use rules::{Describe, VariantId};
 use serde::Serialize;
@@ -320,17 +320,48 @@ pub fn equal_time_line(strength: &Value) -> Option<String> {
     equal_time_record(strength).map(record_line)
 }
 
-/// The time per move a player spec's last part names (`uct:1s`,
-/// `bundle:PATH:250ms`), seconds.
+/// The budget part of a player spec (`uct:1s` → `1s`,
+/// `bundle:PATH:250ms:fp32` → `250ms`): its last part after any
+/// `full`/`noextend` flag and `int8`/`fp32` precision suffix.
+fn spec_budget(spec: &str) -> Option<&str> {
+    let (kind, rest) = spec.split_once(':')?;
+    let mut parts = rest.split(':');
+    if kind == "bundle" {
+        parts.next(); // the path: `bundle:PATH` alone names no budget
+    }
+    parts
+        .rev()
+        .find(|p| !matches!(*p, "int8" | "fp32" | "full" | "noextend"))
+}
+
+/// The precision of the bundle in match record `m`: the `:int8` /
+/// `:fp32` suffix of its spec `a`, else the record's `precision` (the
+/// match's `--precision`), else `fp32` (records from before the int8
+/// path have no `precision`: they were all `fp32`).
+fn record_precision(m: &Value) -> Precision {
+    let spec = m.get("a").and_then(Value::as_str).unwrap_or("");
+    let suffix = spec
+        .rsplit(':')
+        .take_while(|p| matches!(*p, "int8" | "fp32" | "full" | "noextend"))
+        .find_map(|p| p.parse::<Precision>().ok());
+    suffix
+        .or_else(|| m.get("precision")?.as_str()?.parse().ok())
+        .unwrap_or(Precision::Fp32)
+}
+
+/// The time per move a player spec's budget names (`uct:1s`,
+/// `bundle:PATH:250ms`, `bundle:PATH:250ms:fp32`), seconds.
 fn seconds_per_move(spec: &str) -> Option<f64> {
-    let (_, last) = spec.rsplit_once(':')?;
+    let last = spec_budget(spec)?;
     if let Some(ms) = last.strip_suffix("ms") {
         return ms.parse::<f64>().ok().map(|ms| ms / 1000.0);
     }
     last.strip_suffix('s')?.parse::<f64>().ok()
 }
 
-/// Match record `m` in one line, `+W =D -L vs OPPONENT (N games, BUDGET)`.
+/// Match record `m` in one line, `+W =D -L vs OPPONENT (N games,
+/// BUDGET)`, with `, fp32` after the budget when the bundle played in a
+/// precision other than the play default ([`Precision::default`]).
 fn record_line(m: &Value) -> String {
     let count = |key: &str| m.get(key).and_then(Value::as_u64).unwrap_or(0);
     let opponent = m.get("b").and_then(Value::as_str).unwrap_or("?");
@@ -345,8 +376,12 @@ fn record_line(m: &Value) -> String {
         None => opponent,
     };
     let budget = budget_of(m).map_or(String::new(), |b| format!(", {b}"));
+    let precision = match record_precision(m) {
+        p if p == Precision::default() => String::new(),
+        p => format!(", {p}"),
+    };
     format!(
-        "+{} ={} -{} vs {opponent} ({} games{budget})",
+        "+{} ={} -{} vs {opponent} ({} games{budget}{precision})",
         count("wins"),
         count("draws"),
         count("losses"),
@@ -363,8 +398,7 @@ fn budget_of(m: &Value) -> Option<String> {
         return Some(format!("{s} simulations"));
     }
     let spec = m.get("a").and_then(Value::as_str).unwrap_or("");
-    let last = spec.rsplit(':').next().unwrap_or("");
-    if spec.starts_with("bundle:") && spec.matches(':').count() >= 2 {
+    if let Some(last) = spec_budget(spec).filter(|_| spec.starts_with("bundle:")) {
         if let Ok(n) = last.parse::<u64>() {
             return Some(format!("{n} simulations"));
         }
@@ -386,31 +420,61 @@ mod tests {
         let s = serde_json::json!({"matches": [{"b": "random", "wins": 92, "draws": 4, "losses": 4, "games": 100, "simulations": 200}]});
         assert_eq!(
             strength_line(&s).as_deref(),
-            Some("+92 =4 -4 vs random (100 games, 200 simulations)")
+            Some("+92 =4 -4 vs random (100 games, 200 simulations, fp32)")
         );
         let s = serde_json::json!({"matches": [{"b": "bundle:/work/main/models/tafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
         assert_eq!(
             strength_line(&s).as_deref(),
-            Some("+78 =32 -50 vs tafl (160 games)")
+            Some("+78 =32 -50 vs tafl (160 games, fp32)")
         );
         // A fixed opponent first, then the promotion match.
         let s = serde_json::json!({"matches": [{"b": "bundle:/m/tafl:200", "wins": 78, "draws": 32, "losses": 50, "games": 160}, {"b": "random", "wins": 77, "draws": 23, "losses": 0, "games": 100, "simulations": 200}]});
         assert_eq!(
             strength_line(&s).as_deref(),
-            Some("+77 =23 -0 vs random (100 games, 200 simulations)")
+            Some("+77 =23 -0 vs random (100 games, 200 simulations, fp32)")
         );
         // The spec's budget, not the match's default `nodes`.
         let s = serde_json::json!({"matches": [{"a": "bundle:cand:200", "b": "bundle:/m/tafl:200", "nodes": 100, "wins": 78, "draws": 32, "losses": 50, "games": 160}]});
         assert_eq!(
             strength_line(&s).as_deref(),
-            Some("+78 =32 -50 vs tafl (160 games, 200 simulations)")
+            Some("+78 =32 -50 vs tafl (160 games, 200 simulations, fp32)")
         );
         let s = serde_json::json!({"matches": [{"a": "bundle:models/powers:250ms", "b": "uct:250ms", "nodes": 100, "wins": 33, "draws": 21, "losses": 6, "games": 60}]});
         assert_eq!(
             strength_line(&s).as_deref(),
-            Some("+33 =21 -6 vs uct:250ms (60 games, 250ms per move)")
+            Some("+33 =21 -6 vs uct:250ms (60 games, 250ms per move, fp32)")
         );
         assert_eq!(strength_line(&Value::Null), None);
+    }
+
+    #[test]
+    fn a_record_names_its_precision_unless_it_is_the_play_default() {
+        let line = |m: Value| strength_line(&serde_json::json!({ "matches": [m] })).unwrap();
+        let m = |a: &str, precision: Option<&str>| {
+            let mut m = serde_json::json!({"a": a, "b": "uct:1s", "wins": 1, "draws": 0, "losses": 0, "games": 1});
+            if let Some(p) = precision {
+                m["precision"] = p.into();
+            }
+            m
+        };
+        // The play default (int8) goes unnamed; fp32 is named, from the
+        // record or the spec's suffix (which wins); a record without
+        // `precision` predates int8 and was fp32.
+        let at = "+1 =0 -0 vs uct:1s (1 games, 100ms per move";
+        assert_eq!(line(m("bundle:m:100ms", Some("int8"))), format!("{at})"));
+        assert_eq!(
+            line(m("bundle:m:100ms", Some("fp32"))),
+            format!("{at}, fp32)")
+        );
+        assert_eq!(line(m("bundle:m:100ms", None)), format!("{at}, fp32)"));
+        assert_eq!(
+            line(m("bundle:m:100ms:fp32", Some("int8"))),
+            format!("{at}, fp32)")
+        );
+        assert_eq!(line(m("bundle:m:100ms:full:int8", None)), format!("{at})"));
+        assert_eq!(seconds_per_move("bundle:m:100ms:fp32"), Some(0.1));
+        assert_eq!(seconds_per_move("bundle:models/m"), None);
+        assert_eq!(spec_budget("uci:/usr/games/fsf:d6"), Some("d6"));
     }
 
     #[test]
@@ -432,7 +496,7 @@ mod tests {
         ]});
         assert_eq!(
             equal_time_line(&s).as_deref(),
-            Some("+4 =0 -0 vs uct:3s (4 games, 100ms per move)")
+            Some("+4 =0 -0 vs uct:3s (4 games, 100ms per move, fp32)")
         );
         // Of equals, the first.
         s["matches"]

@@ -40,6 +40,12 @@ pub struct NetworkConfig {
     /// each game and used by the evaluator to prefer shorter wins
     /// (`model::NetEvaluator`, discount per predicted ply).
     pub moves_left: bool,
+    /// Precision of the network in self-play on the CPU (`"int8"`, the
+    /// default, or `"fp32"`; [`model::Precision`]): int8 where the CPU has
+    /// a fast int8 kernel, `fp32` elsewhere and on a GPU. Training and the
+    /// exported weights are `f32` either way; the `[eval]` games play as
+    /// bots do (int8 by default, `arena::FactoryContext`).
+    pub precision: model::Precision,
 }
 
 impl Default for NetworkConfig {
@@ -49,6 +55,7 @@ impl Default for NetworkConfig {
             filters: 32,
             value_hidden: 64,
             moves_left: false,
+            precision: model::Precision::default(),
         }
     }
 }

@@ -45,10 +45,10 @@ pub struct AnalyseArgs {
     /// CPU threads of the network (0 = all cores).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Precision of the networks: fp32 (the default) or int8 (the trunk's
-    /// 3x3 convolutions on 8-bit integers, model::quant; used only on the
-    /// CPU with AVX2 or VNNI, fp32 elsewhere).
-    #[arg(long, default_value = "fp32")]
+    /// Precision of the networks: int8 (the default: the trunk's 3x3
+    /// convolutions on 8-bit integers, model::quant; used only on the CPU
+    /// with AVX2 or VNNI, fp32 elsewhere) or fp32 (the reference).
+    #[arg(long, default_value_t = model::Precision::default())]
     precision: model::Precision,
     /// The budget of requests that name none.
     #[command(flatten)]

@@ -461,7 +461,7 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
         let s = selfplay::play_games_parallel(
             &plan,
             workers,
-            |_| Timed::new(NetEvaluator::<G>::new(net.clone(), device.clone()), &log),
+            |_| Timed::new(self_play_net(net, device, config), &log),
             |_| {},
         );
         stats.games += s.games;
@@ -472,13 +472,14 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
     let log = log.into_inner().unwrap_or_else(|e| e.into_inner());
     println!(
         "self-play: {:.1} positions/s, {:.0} games/hour, {:.0} evaluations/s, mean batch {:.0} \
-         (workers: {workers}, games per call: {games})",
+         (workers: {workers}, games per call: {games}, network in {})",
         stats.plies as f64 / wall,
         stats.games as f64 * 3600.0 / wall,
         log.positions as f64 / wall,
-        log.mean_batch()
+        log.mean_batch(),
+        self_play_net::<G>(net, device, config).precision()
     );
-    let alone = network_alone(net, device, &log).as_secs_f64();
+    let alone = network_alone(self_play_net(net, device, config), &log).as_secs_f64();
     println!(
         "network alone on the same batches: {alone:.2} s of {wall:.2} s self-play \
          (inside the workers' network calls: {:.2} s, summed)",
@@ -499,10 +500,17 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
     }
 }
 
-/// Wall time of the network alone evaluating the batches in `log.sizes`,
-/// one call after another on all threads, inputs drawn in turn from the
-/// logged search leaves. One untimed call first warms the buffers.
-fn network_alone<G: Encode>(net: &Net, device: &Device, log: &TimingLog<G>) -> Duration {
+/// The network as self-play runs it: in the config's `[network]
+/// precision` (int8 where the CPU has a fast int8 kernel).
+fn self_play_net<G: Encode>(net: &Net, device: &Device, config: &RunConfig) -> NetEvaluator<G> {
+    NetEvaluator::new(net.clone(), device.clone()).with_precision(config.network.precision)
+}
+
+/// Wall time of the network `eval` alone evaluating the batches in
+/// `log.sizes`, one call after another on all threads, inputs drawn in
+/// turn from the logged search leaves. One untimed call first warms the
+/// buffers.
+fn network_alone<G: Encode>(mut eval: NetEvaluator<G>, log: &TimingLog<G>) -> Duration {
     let Some(&largest) = log.sizes.iter().max() else {
         return Duration::ZERO;
     };
@@ -519,7 +527,6 @@ fn network_alone<G: Encode>(net: &Net, device: &Device, log: &TimingLog<G>) -> D
         .collect();
     let mut priors = vec![0.0; prior_ends[largest]];
     let mut wdl = vec![search::DRAW_WDL; largest];
-    let mut eval = NetEvaluator::<G>::new(net.clone(), device.clone());
     let mut run = |b: usize| {
         eval.evaluate(
             &positions[..b],

@@ -112,11 +112,12 @@ pub struct PlaySearchArgs {
     /// visits; see bot::GameBot). For measuring what reuse adds.
     #[arg(long)]
     pub no_tree_reuse: bool,
-    /// Precision of bundle players' networks: fp32 (the default) or int8
-    /// (the trunk's 3x3 convolutions on 8-bit integers, model::quant; used
-    /// only on the CPU with AVX2 or VNNI, fp32 elsewhere). A spec's `:int8` /
-    /// `:fp32` suffix wins (bundle:models/losers:int8).
-    #[arg(long, default_value = "fp32")]
+    /// Precision of bundle players' networks: int8 (the default: the
+    /// trunk's 3x3 convolutions on 8-bit integers, model::quant; used only
+    /// on the CPU with AVX2 or VNNI, fp32 elsewhere) or fp32 (the
+    /// reference). A spec's `:int8` / `:fp32` suffix wins
+    /// (bundle:models/losers:fp32).
+    #[arg(long, default_value_t = model::Precision::default())]
     pub precision: model::Precision,
 }
 
@@ -151,8 +152,10 @@ impl PlaySearchArgs {
     /// 0.30000001), `solver` (true unless `--no-solver`) and
     /// `collapse_forced` (true unless `--no-collapse-forced`),
     /// `tree_reuse` (true unless `--no-tree-reuse`) and `forcing_depth`
-    /// (as used), `precision` (`--precision`, `fp32` or `int8`; a spec's
-    /// `:int8` / `:fp32` suffix, kept in the player's name, overrides it).
+    /// (as used), `precision` (`--precision` as this CPU runs it,
+    /// [`model::Precision::on_this_cpu`]: `int8` by default, `fp32`
+    /// without a fast int8 kernel; a spec's `:int8` / `:fp32` suffix,
+    /// kept in the player's name, overrides it).
     pub fn json_fields(&self) -> serde_json::Map<String, serde_json::Value> {
         let mut fields = self.numeric_fields();
         fields.insert("solver".into(), (!self.no_solver).into());
@@ -162,7 +165,8 @@ impl PlaySearchArgs {
             .forcing_depth
             .unwrap_or(SearchConfig::for_play().forcing_depth);
         fields.insert("forcing_depth".into(), forcing.into());
-        fields.insert("precision".into(), self.precision.to_string().into());
+        let precision = self.precision.on_this_cpu();
+        fields.insert("precision".into(), precision.to_string().into());
         fields
     }
 
@@ -291,11 +295,14 @@ mod tests {
         let off = parse(&["--forcing-depth", "0"]);
         assert_eq!(off.search_config().unwrap().forcing_depth, 0);
         assert_eq!(off.json_fields()["forcing_depth"], serde_json::json!(0));
-        // fp32 networks unless --precision int8.
-        assert_eq!(json["precision"], serde_json::json!("fp32"));
-        let int8 = parse(&["--precision", "int8"]);
-        assert_eq!(int8.precision, model::Precision::Int8);
-        assert_eq!(int8.json_fields()["precision"], serde_json::json!("int8"));
+        // int8 networks unless --precision fp32 (fp32 on a CPU without
+        // a fast int8 kernel, and the record says so).
+        assert_eq!(parse(&[]).precision, model::Precision::Int8);
+        let here = model::Precision::Int8.on_this_cpu().to_string();
+        assert_eq!(json["precision"], serde_json::json!(here));
+        let fp32 = parse(&["--precision", "fp32"]);
+        assert_eq!(fp32.precision, model::Precision::Fp32);
+        assert_eq!(fp32.json_fields()["precision"], serde_json::json!("fp32"));
         assert!(
             Cli::try_parse_from(["x", "--precision", "int4"]).is_err(),
             "an unknown precision is refused"

@@ -234,7 +234,8 @@ pub(crate) fn play_and_upload<E: Encode>(
     // Labelled with the newest generation, like a run directory's parts:
     // the replay window counts them whatever bundle played.
     let g = playing.newest;
-    let (chunk, stats) = play_chunk(&games, (g + 1, g), (&playing.net, device), || pb.inc(1));
+    let playing_net = (&playing.net, device, config.network.precision);
+    let (chunk, stats) = play_chunk(&games, (g + 1, g), playing_net, || pb.inc(1));
     pb.finish_and_clear();
     let key = ChunkKey {
         generation: g,

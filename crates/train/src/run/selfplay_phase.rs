@@ -156,20 +156,22 @@ fn play_part<E: Encode>(
         count: n,
         seed,
     };
-    let (chunk, stats) = play_chunk(&games, (g, g), (net, device), || pb.inc(1));
+    let precision = ctx.config.network.precision;
+    let (chunk, stats) = play_chunk(&games, (g, g), (net, device, precision), || pb.inc(1));
     write_chunk(&ctx.dir.replay().join(chunk_name(g, part.part)), &chunk)?;
     Ok((chunk, stats))
 }
 
-/// Play `games` with `net` on `device` for generation `target` (its
-/// rollout mix and warm start) into one replay chunk labelled `label`
-/// (the target generation in a run directory, the playing bundle's in a
-/// store); `done` is called after each game. Shared by `train` and the
-/// self-play workers of a distributed run.
+/// Play `games` with `net` on `device` in `precision` (the run's
+/// `[network] precision`) for generation `target` (its rollout mix and
+/// warm start) into one replay chunk labelled `label` (the target
+/// generation in a run directory, the playing bundle's in a store);
+/// `done` is called after each game. Shared by `train` and the self-play
+/// workers of a distributed run.
 pub(crate) fn play_chunk<E: Encode>(
     games: &Games<'_, E>,
     (target, label): (u32, u32),
-    (net, device): (&Net, &Device),
+    (net, device, precision): (&Net, &Device, model::Precision),
     done: impl Fn() + Sync,
 ) -> (Chunk, selfplay::SelfPlayStats) {
     let sp = games.config;
@@ -184,7 +186,8 @@ pub(crate) fn play_chunk<E: Encode>(
                 sp.ply_cap,
                 SmallRng::seed_from_u64(seed ^ (w as u64 + 1).wrapping_mul(0x9E37_79B9)),
             );
-            let net_eval = NetEvaluator::<E>::new(net.clone(), device.clone());
+            let net_eval =
+                NetEvaluator::<E>::new(net.clone(), device.clone()).with_precision(precision);
             RolloutMix::new(net_eval, playouts, sp.rollout_mix_at(target))
         },
         |r| {

@@ -48,10 +48,10 @@ pub struct UciArgs {
     /// Default `Threads` (CPU threads of the network).
     #[arg(long, default_value_t = 1)]
     threads: usize,
-    /// Precision of the network: fp32 (the default) or int8 (the trunk's
-    /// 3x3 convolutions on 8-bit integers, model::quant; used only on the
-    /// CPU with AVX2 or VNNI, fp32 elsewhere).
-    #[arg(long, default_value = "fp32")]
+    /// Precision of the network: int8 (the default: the trunk's 3x3
+    /// convolutions on 8-bit integers, model::quant; used only on the CPU
+    /// with AVX2 or VNNI, fp32 elsewhere) or fp32 (the reference).
+    #[arg(long, default_value_t = model::Precision::default())]
     precision: model::Precision,
     /// The budget of a `go` that names none (without these flags such a
     /// `go` searches until `stop`, as UCI engines do).
