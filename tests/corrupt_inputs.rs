@@ -438,7 +438,16 @@ fn bad_bench_and_play_arguments_are_refused() {
     let book_config = book_config.to_str().unwrap();
     let store = std::env::temp_dir().join(format!("lokizero-book-store-{}", std::process::id()));
     let store = store.to_str().unwrap();
-    let cases: [(&[&str], &str); 17] = [
+    let folder = std::env::temp_dir();
+    let folder = folder.to_str().unwrap();
+    let read_only =
+        std::env::temp_dir().join(format!("lokizero-read-only-{}.jsonl", std::process::id()));
+    std::fs::write(&read_only, "kept\n").unwrap();
+    let mut permissions = std::fs::metadata(&read_only).unwrap().permissions();
+    permissions.set_readonly(true);
+    std::fs::set_permissions(&read_only, permissions).unwrap();
+    let read_only_str = read_only.to_str().unwrap();
+    let cases: [(&[&str], &str); 19] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -512,6 +521,30 @@ fn bad_bench_and_play_arguments_are_refused() {
                 "random",
                 "greedy",
                 "--variant",
+                "shakti",
+                "--pgn",
+                folder,
+            ],
+            "is a folder, not a file",
+        ),
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
+                "shakti",
+                "--journal",
+                read_only_str,
+            ],
+            "the file is read-only",
+        ),
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
                 "losers",
                 "--openings",
                 bad_book,
@@ -555,6 +588,9 @@ fn bad_bench_and_play_arguments_are_refused() {
         assert!(err.contains(expected), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{args:?}: {err}");
     }
+    // The read-only journal was neither replaced nor changed.
+    assert_eq!(std::fs::read_to_string(&read_only).unwrap(), "kept\n");
+    std::fs::remove_file(&read_only).unwrap();
     // A budget out of range or an unknown device is refused while the
     // arguments are parsed (clap's usage error, exit code 2), by every
     // command alike.
@@ -681,7 +717,7 @@ fn a_match_journal_resumes_and_refuses_another_match() {
 
 /// A journal keys on the players as they play: the same bundle spelled
 /// another way (its budget from `--nodes` or from the spec, its precision
-/// stated or the default, fp32, its path with a trailing `/`) resumes the
+/// stated or the default, int8, its path with a trailing `/`) resumes the
 /// journal; another budget is another match, and other weights at the same
 /// path are another player.
 #[test]
@@ -698,7 +734,7 @@ fn a_match_journal_knows_one_player_under_two_spellings() {
     };
     let out = run(&shakti, "2", &["--nodes", "8"]);
     assert!(out.status.success(), "{}", stderr(&out));
-    let out = run(&format!("{shakti}/:8:fp32"), "4", &[]);
+    let out = run(&format!("{shakti}/:8:int8"), "4", &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     assert!(
         stderr(&out).contains("resuming: 2 games already played"),

@@ -173,10 +173,10 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
         bail!("--concurrency must be at least 1");
     }
     if let Some(path) = &args.pgn {
-        super::check_output_parent(path, "--pgn")?;
+        super::check_output_file(path, "--pgn")?;
     }
     if let Some(path) = &args.journal {
-        super::check_output_parent(path, "--journal")?;
+        super::check_output_file(path, "--journal")?;
         // The same file under two spellings (`a.jsonl`, `./x/../a.jsonl`):
         // the folders exist (checked above), so they resolve.
         // An existing file resolves whole (a link to the other file).

@@ -117,19 +117,38 @@ pub fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
     rayon::scope(|_| work())
 }
 
-/// Refuse an output file whose folder does not exist, before any work is
-/// done (a match would otherwise play every game and then fail to write).
+/// Refuse an output file that could not be written, before any work is
+/// done (a match would otherwise play every game and then fail to
+/// write): its folder does not exist or takes no new file (the file is
+/// written to a temporary sibling and renamed over, `fsio`), or the path
+/// is a folder or a read-only file (which the rename would replace).
 ///
 /// # Errors
-/// A message naming `option` and the missing folder.
-pub fn check_output_parent(path: &std::path::Path, option: &str) -> anyhow::Result<()> {
+/// A message naming `option`, the path and the problem.
+pub fn check_output_file(path: &std::path::Path, option: &str) -> anyhow::Result<()> {
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
-        _ => return Ok(()),
+        _ => std::path::Path::new("."),
     };
     if !parent.is_dir() {
         anyhow::bail!(
             "{option} {}: folder {} does not exist",
+            path.display(),
+            parent.display()
+        );
+    }
+    if path.is_dir() {
+        anyhow::bail!("{option} {}: is a folder, not a file", path.display());
+    }
+    if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
+        anyhow::bail!(
+            "{option} {}: the file is read-only (make it writable or give another path)",
+            path.display()
+        );
+    }
+    if let Err(e) = tempfile::NamedTempFile::new_in(parent) {
+        anyhow::bail!(
+            "{option} {}: cannot write in folder {}: {e}",
             path.display(),
             parent.display()
         );

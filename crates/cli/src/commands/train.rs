@@ -202,7 +202,12 @@ pub fn run(args: TrainArgs) -> Result<()> {
         .transpose()?;
     let summary = rules::with_variant!(config.variant, G => train::run::<G>(&config, &run_dir, &device, &options)?);
     println!(
-        "finished generation {}; bundle: {}",
+        "{} generation {}; bundle: {}",
+        if summary.trained > 0 {
+            "finished"
+        } else {
+            "nothing trained; the newest is"
+        },
         summary.generation,
         summary.bundle.display()
     );

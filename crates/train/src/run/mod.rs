@@ -95,6 +95,9 @@ pub struct RunSummary {
     pub generation: u32,
     /// Its bundle folder.
     pub bundle: PathBuf,
+    /// Generations this call trained (0 when the run was already complete
+    /// or the CPU budget was already spent).
+    pub trained: u32,
 }
 
 /// What every phase of a generation reads.
@@ -159,6 +162,7 @@ pub fn run<E: Encode>(
     // `generations` counts from the run's first generation (0, or the
     // bundle's generation with --init-from).
     let last = dir.first_generation() + config.generations;
+    let resumed_at = done;
     while done < last && !budget_spent::<E>(&dir, done, options)? {
         generation::generation(&ctx, done + 1)?;
         done += 1;
@@ -171,6 +175,7 @@ pub fn run<E: Encode>(
     Ok(RunSummary {
         generation: done,
         bundle: dir.checkpoint(done),
+        trained: done - resumed_at,
     })
 }
 
