@@ -59,10 +59,14 @@ pub struct Go {
     /// `infinite` (or `ponder`, which this engine treats alike): search
     /// until `stop`, and send `bestmove` only then.
     pub infinite: bool,
+    /// The keywords given but not supported (`searchmoves`, `mate`), in
+    /// order: the search ignores them, and an engine says so (`info
+    /// string`).
+    pub ignored: Vec<&'static str>,
 }
 
 /// Parse the tokens after `go`. `searchmoves` and `mate` are accepted and
-/// ignored.
+/// ignored ([`Go::ignored`] lists them).
 ///
 /// # Errors
 /// [`UciTextError`] naming the token with a missing or malformed number,
@@ -98,6 +102,7 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
             "movestogo" => go.moves_to_go = Some(small(number(token)?)),
             "mate" => {
                 number(token)?;
+                go.ignored.push("mate");
             }
             "infinite" | "ponder" => go.infinite = true,
             "searchmoves" => {
@@ -105,6 +110,7 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
                 while tokens.peek().is_some_and(|t| !is_keyword(t)) {
                     tokens.next();
                 }
+                go.ignored.push("searchmoves");
             }
             other => return Err(UciTextError::UnknownGoParameter(other.to_string())),
         }
@@ -266,6 +272,13 @@ mod tests {
         assert_eq!(parse_go("nodes 800").unwrap().nodes, Some(800));
         assert_eq!(parse_go("depth 12").unwrap().depth, Some(12));
         assert!(parse_go("infinite").unwrap().infinite);
+        assert_eq!(
+            parse_go("searchmoves e2e4 mate 3 movetime 50")
+                .unwrap()
+                .ignored,
+            ["searchmoves", "mate"]
+        );
+        assert!(parse_go("movetime 50").unwrap().ignored.is_empty());
         assert!(parse_go("").unwrap().unbounded());
         assert_eq!(
             parse_go("searchmoves e2e4 d2d4 nodes 5").unwrap().nodes,

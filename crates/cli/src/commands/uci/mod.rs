@@ -309,6 +309,11 @@ impl Engine {
                 return self.say("bestmove (none)");
             }
         };
+        for keyword in &go.ignored {
+            self.say(&format!(
+                "info string go {keyword} is not supported: searching every move as usual"
+            ));
+        }
         if self.position.is_none() {
             // Reported when the `position` came; not repeated here.
             return self.say("bestmove (none)");

@@ -60,6 +60,16 @@ fn a_rejected_position_is_reported_once() {
         assert!(engine.handle("go infinite"));
         assert_eq!(take_lines(&buffer), ["bestmove (none)"], "{position}");
     }
+    // Unsupported go keywords are named, then ignored.
+    assert!(engine.handle("go searchmoves e2e4 mate 2 nodes 8"));
+    assert_eq!(
+        take_lines(&buffer),
+        [
+            "info string go searchmoves is not supported: searching every move as usual",
+            "info string go mate is not supported: searching every move as usual",
+            "bestmove (none)"
+        ]
+    );
     // A malformed go is its own error, reported even then.
     assert!(engine.handle("go nodes many"));
     let lines = take_lines(&buffer);
