@@ -309,7 +309,7 @@ fn s3_single_process_train_plays_and_trains() {
     // Resuming a finished run does nothing and succeeds.
     let again = trainer(&url, &cfg, &[]).succeed();
     assert!(
-        again.contains("generation 1 is the last published"),
+        again.contains("generation 1 is the last published") && again.contains("nothing to train"),
         "{again}"
     );
 }

@@ -503,7 +503,9 @@ fn read_journal(path: &Path, identity: &serde_json::Value) -> Result<Vec<MatchGa
     for (n, line) in lines {
         let game: MatchGame = serde_json::from_str(line).with_context(|| {
             format!(
-                "--journal {} line {}: not a game of a match journal",
+                "--journal {} line {}: not a game of a match journal (the match writes \
+                 whole files, so the line was changed outside it: delete the line to \
+                 resume without that game, or give a new path)",
                 path.display(),
                 n + 1
             )

@@ -497,11 +497,21 @@ fn open<E: Encode>(
                 )));
             }
             p.last_generation = p.first_generation + config.generations;
-            eprintln!(
-                "resuming {}: generation {} is the last published",
-                store.describe(),
-                p.generation
-            );
+            if p.generation < p.last_generation {
+                eprintln!(
+                    "resuming {}: generation {} is the last published, continuing with {}",
+                    store.describe(),
+                    p.generation,
+                    p.generation + 1
+                );
+            } else {
+                eprintln!(
+                    "{}: generation {} is the last published; this run asks for generations up to {}, so there is nothing to train (a larger --generations trains more)",
+                    store.describe(),
+                    p.generation,
+                    p.last_generation
+                );
+            }
             restore_store_metrics(store, &p)?;
             let mut opened = Opened::new(p, net, meta);
             if let Some(s) = opened.pointer.selfplay.clone() {
