@@ -60,10 +60,11 @@ use crate::direct::{isa_allowed, DirectConv, Interior, Padded};
 /// The default, [`Precision::Int8`], is the play default: a bot loaded
 /// from a bundle ([`crate::NetEvaluator`] inside `bot::GameBot`) plays
 /// int8 where the CPU has a fast int8 kernel and `fp32` elsewhere. At
-/// equal nodes the two score alike (400-game matches on the shipped
+/// equal nodes the two score alike (400-game matches on five shipped
 /// bundles, `docs/experiments.md`); at equal time int8 searches 1.5-2.1x
-/// the nodes (`docs/benchmarks.md`). A bare [`crate::NetEvaluator`] (self-play,
-/// training, the tests' reference) starts in `fp32`.
+/// the nodes (`docs/benchmarks.md`). A bare [`crate::NetEvaluator`]
+/// starts in `fp32` (the tests' reference); self-play sets its run's
+/// `[network] precision`, int8 by default.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize,
 )]
