@@ -81,8 +81,17 @@ pub enum PlayerSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:noextend][:int8|:fp32], random, greedy, uct:N|Nms|Ns, uci:PATH[:N|:dN|:Nms|:Ns] or htp:PATH[:depthN|:Ns]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:noextend][:int8|:fp32] (its suffixes in any order), random, greedy, uct:N|Nms|Ns, uci:PATH[:N|:dN|:Nms|:Ns] or htp:PATH[:depthN|:Ns]")]
     Syntax(String),
+    /// A bundle spec naming a budget, a precision, `full` or `noextend`
+    /// twice (`bundle:m:int8:fp32`, `bundle:m:200:300`).
+    #[error("bad player spec {spec:?}: {what} given twice (a bundle spec takes at most one budget, one precision, one full and one noextend)")]
+    RepeatedSuffix {
+        /// The spec.
+        spec: String,
+        /// What was repeated: `a budget`, `a precision`, `full`, `noextend`.
+        what: &'static str,
+    },
     /// A spec whose search budget is malformed (`uct:abc`, `bundle:m:0`).
     #[error("bad player spec {spec:?}: {source}")]
     Budget {
@@ -192,15 +201,22 @@ impl PlayerSpec {
             // past the clock's share).
             let (mut rest, mut budget, mut precision) = (rest, None, None);
             let (mut full_time, mut extend) = (false, true);
+            let twice = |what| SpecError::RepeatedSuffix {
+                spec: text.to_string(),
+                what,
+            };
             while let Some((head, tail)) = rest.rsplit_once(':') {
                 match tail {
-                    "int8" if precision.is_none() => precision = Some(Precision::Int8),
-                    "fp32" if precision.is_none() => precision = Some(Precision::Fp32),
-                    "full" if !full_time => full_time = true,
-                    "noextend" if extend => extend = false,
+                    "int8" | "fp32" if precision.is_some() => return Err(twice("a precision")),
+                    "int8" => precision = Some(Precision::Int8),
+                    "fp32" => precision = Some(Precision::Fp32),
+                    "full" if full_time => return Err(twice("full")),
+                    "full" => full_time = true,
+                    "noextend" if !extend => return Err(twice("noextend")),
+                    "noextend" => extend = false,
                     _ => match parse_budget(tail) {
                         Some(b) if budget.is_none() => budget = Some(b),
-                        Some(_) => return Err(bad()),
+                        Some(_) => return Err(twice("a budget")),
                         // A number-like tail that is no budget (`:0`, `:-5`,
                         // `:0ms`) is a mistake, not part of the folder name.
                         None if tail
@@ -599,6 +615,16 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         &self.played_as
     }
 
+    /// The precision a bundle player's network runs in on this CPU (its
+    /// spec's suffix, else the match's, [`Precision::on_this_cpu`]); `None`
+    /// for players without a network.
+    pub fn precision(&self) -> Option<Precision> {
+        match &self.built {
+            Built::Bundle(_, _, precision, _) => Some(precision.on_this_cpu()),
+            _ => None,
+        }
+    }
+
     /// The budget this player searches per move, as text (`200`, `100ms`,
     /// a UCI engine's `go` line); `None` for players without one (random,
     /// greedy).
@@ -854,10 +880,25 @@ mod tests {
             "bundle:m:0:int8",
             "bundle:m:int8:0",
             "bundle:m:200:1s",
+            "bundle:m:int8:fp32",
+            "bundle:m:full:int8:full",
+            "bundle:m:noextend:noextend",
             "uci:",
             "stockfish",
         ] {
             assert!(PlayerSpec::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_repeated_suffix_is_named() {
+        for (spec, what) in [
+            ("bundle:m:int8:fp32", "a precision given twice"),
+            ("bundle:m:200:int8:300", "a budget given twice"),
+            ("bundle:m:full:1s:full", "full given twice"),
+        ] {
+            let text = PlayerSpec::parse(spec).unwrap_err().to_string();
+            assert!(text.contains(what), "{spec}: {text}");
         }
     }
 

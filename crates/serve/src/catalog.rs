@@ -334,11 +334,17 @@ fn spec_budget(spec: &str) -> Option<&str> {
         .find(|p| !matches!(*p, "int8" | "fp32" | "full" | "noextend"))
 }
 
-/// The precision of the bundle in match record `m`: the `:int8` /
-/// `:fp32` suffix of its spec `a`, else the record's `precision` (the
-/// match's `--precision`), else `fp32` (records from before the int8
-/// path have no `precision`: they were all `fp32`).
+/// The precision of the bundle in match record `m`: its `precision_a`
+/// (as it played), else the `:int8` / `:fp32` suffix of its spec `a`,
+/// else the record's `precision` (the match's `--precision`), else
+/// `fp32` (records from before the int8 path have no `precision`: they
+/// were all `fp32`).
 fn record_precision(m: &Value) -> Precision {
+    if let Some(p) = m.get("precision_a").and_then(Value::as_str) {
+        if let Ok(p) = p.parse() {
+            return p;
+        }
+    }
     let spec = m.get("a").and_then(Value::as_str).unwrap_or("");
     let suffix = spec
         .rsplit(':')
@@ -472,6 +478,10 @@ mod tests {
             format!("{at}, fp32)")
         );
         assert_eq!(line(m("bundle:m:100ms:full:int8", None)), format!("{at})"));
+        // As the bundle played (a CPU without int8 kernel plays fp32).
+        let mut played = m("bundle:m:100ms:int8", Some("int8"));
+        played["precision_a"] = "fp32".into();
+        assert_eq!(line(played), format!("{at}, fp32)"));
         assert_eq!(seconds_per_move("bundle:m:100ms:fp32"), Some(0.1));
         assert_eq!(seconds_per_move("bundle:models/m"), None);
         assert_eq!(spec_budget("uci:/usr/games/fsf:d6"), Some("d6"));

@@ -336,9 +336,6 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
             );
         },
     );
-    if let Some(e) = write_error {
-        return Err(e);
-    }
     let failures: Vec<String> = report
         .games
         .iter()
@@ -356,12 +353,15 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
                 "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
                 "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
                 "stopped_early": report.stopped_early, "forfeits": failures,
+                "precision_a": pa.precision().map(|p| p.to_string()),
+                "precision_b": pb.precision().map(|p| p.to_string()),
             }),
         ) {
             map.extend(results);
         }
         println!("{summary}");
-        return Ok(());
+        // After the summary, so a failed write loses no result.
+        return write_error.map_or(Ok(()), Err);
     }
     println!(
         "{} vs {} ({}): +{} ={} -{} ({} games)",
@@ -400,6 +400,10 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
         for f in failures.iter().take(10) {
             println!("  {f}");
         }
+    }
+    // After the summary, so a failed write loses no result.
+    if let Some(e) = write_error {
+        return Err(e);
     }
     if let Some(path) = &args.pgn {
         println!(

@@ -137,7 +137,7 @@ pub fn check_output_file(path: &std::path::Path, option: &str) -> anyhow::Result
             parent.display()
         );
     }
-    if path.is_dir() {
+    if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
         anyhow::bail!("{option} {}: is a folder, not a file", path.display());
     }
     if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {

@@ -311,7 +311,7 @@ impl Engine {
         };
         for keyword in &go.ignored {
             self.say(&format!(
-                "info string go {keyword} is not supported: searching every move as usual"
+                "info string go {keyword} is not supported: ignored, searching for the best move as usual"
             ));
         }
         if self.position.is_none() {

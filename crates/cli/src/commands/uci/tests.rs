@@ -65,8 +65,8 @@ fn a_rejected_position_is_reported_once() {
     assert_eq!(
         take_lines(&buffer),
         [
-            "info string go searchmoves is not supported: searching every move as usual",
-            "info string go mate is not supported: searching every move as usual",
+            "info string go searchmoves is not supported: ignored, searching for the best move as usual",
+            "info string go mate is not supported: ignored, searching for the best move as usual",
             "bestmove (none)"
         ]
     );
