@@ -447,7 +447,7 @@ fn bad_bench_and_play_arguments_are_refused() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&read_only, permissions).unwrap();
     let read_only_str = read_only.to_str().unwrap();
-    let cases: [(&[&str], &str); 19] = [
+    let cases: [(&[&str], &str); 20] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -524,6 +524,18 @@ fn bad_bench_and_play_arguments_are_refused() {
                 "shakti",
                 "--pgn",
                 folder,
+            ],
+            "is a folder, not a file",
+        ),
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
+                "shakti",
+                "--pgn",
+                "no-such-dir/",
             ],
             "is a folder, not a file",
         ),
