@@ -13,6 +13,7 @@ use burn::tensor::Device;
 use model::{BundleMeta, Precision};
 use rules::describe::Shade;
 use rules::{Describe, VariantId};
+use search::Budget;
 use serde::Serialize;
 use serde_json::Value;
 
@@ -320,18 +321,17 @@ pub fn equal_time_line(strength: &Value) -> Option<String> {
     equal_time_record(strength).map(record_line)
 }
 
-/// The budget part of a player spec (`uct:1s` → `1s`,
-/// `bundle:PATH:250ms:fp32` → `250ms`): its last part after any
-/// `full`/`noextend` flag and `int8`/`fp32` precision suffix.
-fn spec_budget(spec: &str) -> Option<&str> {
-    let (kind, rest) = spec.split_once(':')?;
-    let mut parts = rest.split(':');
-    if kind == "bundle" {
-        parts.next(); // the path: `bundle:PATH` alone names no budget
+/// The budget and precision a player spec names, read by the match's
+/// own parser ([`arena::PlayerSpec::parse`]); `(None, None)` for a spec
+/// it refuses.
+fn spec_parts(spec: &str) -> (Option<Budget>, Option<Precision>) {
+    match arena::PlayerSpec::parse(spec) {
+        Ok(arena::PlayerSpec::Bundle {
+            budget, precision, ..
+        }) => (budget, precision),
+        Ok(arena::PlayerSpec::Uct(budget)) => (Some(budget), None),
+        _ => (None, None),
     }
-    parts
-        .rev()
-        .find(|p| !matches!(*p, "int8" | "fp32" | "full" | "noextend"))
 }
 
 /// The precision of the bundle in match record `m`: its `precision_a`
@@ -340,29 +340,18 @@ fn spec_budget(spec: &str) -> Option<&str> {
 /// `fp32` (records from before the int8 path have no `precision`: they
 /// were all `fp32`).
 fn record_precision(m: &Value) -> Precision {
-    if let Some(p) = m.get("precision_a").and_then(Value::as_str) {
-        if let Ok(p) = p.parse() {
-            return p;
-        }
-    }
-    let spec = m.get("a").and_then(Value::as_str).unwrap_or("");
-    let suffix = spec
-        .rsplit(':')
-        .take_while(|p| matches!(*p, "int8" | "fp32" | "full" | "noextend"))
-        .find_map(|p| p.parse::<Precision>().ok());
-    suffix
-        .or_else(|| m.get("precision")?.as_str()?.parse().ok())
+    let text = |key: &str| m.get(key).and_then(Value::as_str);
+    text("precision_a")
+        .and_then(|p| p.parse().ok())
+        .or_else(|| spec_parts(text("a")?).1)
+        .or_else(|| text("precision")?.parse().ok())
         .unwrap_or(Precision::Fp32)
 }
 
 /// The time per move a player spec's budget names (`uct:1s`,
 /// `bundle:PATH:250ms`, `bundle:PATH:250ms:fp32`), seconds.
 fn seconds_per_move(spec: &str) -> Option<f64> {
-    let last = spec_budget(spec)?;
-    if let Some(ms) = last.strip_suffix("ms") {
-        return ms.parse::<f64>().ok().map(|ms| ms / 1000.0);
-    }
-    last.strip_suffix('s')?.parse::<f64>().ok()
+    Some(spec_parts(spec).0?.time?.as_secs_f64())
 }
 
 /// Match record `m` in one line, `+W =D -L vs OPPONENT (N games,
@@ -404,14 +393,12 @@ fn budget_of(m: &Value) -> Option<String> {
         return Some(format!("{s} simulations"));
     }
     let spec = m.get("a").and_then(Value::as_str).unwrap_or("");
-    if let Some(last) = spec_budget(spec).filter(|_| spec.starts_with("bundle:")) {
-        if let Ok(n) = last.parse::<u64>() {
-            return Some(format!("{n} simulations"));
-        }
-        let time = last.strip_suffix("ms").or_else(|| last.strip_suffix('s'));
-        if time.is_some_and(|t| t.parse::<f64>().is_ok()) {
-            return Some(format!("{last} per move"));
-        }
+    let (budget, _) = spec_parts(spec);
+    if let Some(budget) = budget.filter(|_| spec.starts_with("bundle:")) {
+        return Some(match (budget.nodes, budget.time) {
+            (Some(n), None) => format!("{n} simulations"),
+            _ => format!("{budget} per move"),
+        });
     }
     let nodes = m.get("nodes").and_then(Value::as_u64)?;
     Some(format!("{nodes} simulations"))
@@ -484,7 +471,7 @@ mod tests {
         assert_eq!(line(played), format!("{at}, fp32)"));
         assert_eq!(seconds_per_move("bundle:m:100ms:fp32"), Some(0.1));
         assert_eq!(seconds_per_move("bundle:models/m"), None);
-        assert_eq!(spec_budget("uci:/usr/games/fsf:d6"), Some("d6"));
+        assert_eq!(seconds_per_move("uct:1s"), Some(1.0));
     }
 
     #[test]
