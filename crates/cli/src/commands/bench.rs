@@ -470,6 +470,7 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
     }
     let wall = t.elapsed().as_secs_f64();
     let log = log.into_inner().unwrap_or_else(|e| e.into_inner());
+    let alone_net = self_play_net::<G>(net, device, config);
     println!(
         "self-play: {:.1} positions/s, {:.0} games/hour, {:.0} evaluations/s, mean batch {:.0} \
          (workers: {workers}, games per call: {games}, network in {})",
@@ -477,9 +478,9 @@ fn bench_selfplay<G: Encode>(args: &BenchArgs, config: &RunConfig, net: &Net, de
         stats.games as f64 * 3600.0 / wall,
         log.positions as f64 / wall,
         log.mean_batch(),
-        self_play_net::<G>(net, device, config).precision()
+        alone_net.precision()
     );
-    let alone = network_alone(self_play_net(net, device, config), &log).as_secs_f64();
+    let alone = network_alone(alone_net, &log).as_secs_f64();
     println!(
         "network alone on the same batches: {alone:.2} s of {wall:.2} s self-play \
          (inside the workers' network calls: {:.2} s, summed)",
