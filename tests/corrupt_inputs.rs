@@ -537,7 +537,7 @@ fn bad_bench_and_play_arguments_are_refused() {
                 "--pgn",
                 "no-such-dir/",
             ],
-            "is a folder, not a file",
+            "ends in `/`, so it names a folder",
         ),
         (
             &[

@@ -443,8 +443,10 @@ pub fn uci_setup(
 }
 
 /// The bundle `path` of the spec `spec_text`, as a folder: a path that
-/// does not exist while the part before its last `:` does
-/// (`models/losers:abc`) is a typo in a suffix, not a folder name.
+/// does not exist while a part of it before a `:` does
+/// (`models/losers:abc`, `models/losers:int8:abc`) has a typo in a
+/// suffix, not a folder name; the first segment after the existing folder
+/// that is no suffix is named.
 ///
 /// # Errors
 /// [`SpecError::BundleSuffix`] naming the suffix.
@@ -453,14 +455,31 @@ pub fn check_bundle_suffix(spec_text: &str, path: &Path) -> Result<(), SpecError
         return Ok(());
     }
     let text = path.to_string_lossy();
-    match text.rsplit_once(':') {
-        Some((head, tail)) if Path::new(head).exists() => Err(SpecError::BundleSuffix {
-            spec: spec_text.to_string(),
-            tail: tail.to_string(),
-            path: path.to_path_buf(),
-        }),
-        _ => Ok(()),
+    let found = text
+        .match_indices(':')
+        .rev()
+        .map(|(at, _)| (&text[..at], &text[at + 1..]))
+        .find(|(head, _)| Path::new(head).exists());
+    match found {
+        Some((_, tails)) => {
+            let tail = tails
+                .split(':')
+                .find(|t| !is_bundle_suffix(t))
+                .unwrap_or(tails);
+            Err(SpecError::BundleSuffix {
+                spec: spec_text.to_string(),
+                tail: tail.to_string(),
+                path: path.to_path_buf(),
+            })
+        }
+        None => Ok(()),
     }
+}
+
+/// Whether `tail` is one of a bundle spec's suffixes: a budget, `int8`,
+/// `fp32`, `full` or `noextend`.
+fn is_bundle_suffix(tail: &str) -> bool {
+    matches!(tail, "int8" | "fp32" | "full" | "noextend") || parse_budget(tail).is_some()
 }
 
 impl<G: Encode + Heuristic> PlayerFactory<G> {
@@ -933,6 +952,16 @@ mod tests {
         let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/losers");
         let ctx = FactoryContext::new(Device::flex());
         let spec = format!("bundle:{models}:abc");
+        match PlayerFactory::<rules::Losers>::new(&spec, &ctx) {
+            Err(e @ SpecError::BundleSuffix { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("\"abc\" is not a bundle suffix"), "{text}");
+            }
+            Err(e) => panic!("expected BundleSuffix, got {e}"),
+            Ok(_) => panic!("{spec} loaded"),
+        }
+        // After a valid suffix, the unknown one is still the one named.
+        let spec = format!("bundle:{models}:int8:abc:250ms");
         match PlayerFactory::<rules::Losers>::new(&spec, &ctx) {
             Err(e @ SpecError::BundleSuffix { .. }) => {
                 let text = e.to_string();

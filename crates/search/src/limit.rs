@@ -161,7 +161,13 @@ impl FromStr for Budget {
                 .then(|| Budget::time(Duration::from_secs_f64(secs)))
                 .ok_or_else(bad)
         };
+        // Plain decimal digits only: Rust's number parsers also take `+5`,
+        // `1e1` and `inf`, which a budget typed by hand should not be.
+        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         if let Some(ms) = t.strip_suffix("ms") {
+            if !digits(ms) {
+                return Err(bad());
+            }
             return match ms.parse::<u64>() {
                 Ok(ms) if ms > 0 && Duration::from_millis(ms) <= Self::MAX_TIME => {
                     Ok(Budget::time(Duration::from_millis(ms)))
@@ -170,7 +176,14 @@ impl FromStr for Budget {
             };
         }
         if let Some(s) = t.strip_suffix('s') {
+            let (whole, fraction) = s.split_once('.').unwrap_or((s, "0"));
+            if !digits(whole) || !digits(fraction) {
+                return Err(bad());
+            }
             return time(s.parse().map_err(|_| bad())?);
+        }
+        if !digits(t) {
+            return Err(bad());
         }
         match t.parse::<u32>() {
             Ok(n) if n > 0 => Ok(Budget::nodes(n)),
@@ -525,7 +538,8 @@ mod tests {
             Budget::time(Duration::from_millis(1500))
         );
         for bad in [
-            "", "0", "0ms", "0s", "-5", "x", "5m", "1e9s", "nan s", "ms", "s",
+            "", "0", "0ms", "0s", "-5", "x", "5m", "1e9s", "nan s", "ms", "s", "+5", "1e1s",
+            "+250ms", "infs", ".5s", "1.s", "1.5.2s",
         ] {
             let err = parse(bad).unwrap_err();
             assert!(err.to_string().contains("expected N > 0 nodes"), "{bad}");

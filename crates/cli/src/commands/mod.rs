@@ -137,8 +137,14 @@ pub fn check_output_file(path: &std::path::Path, option: &str) -> anyhow::Result
             parent.display()
         );
     }
-    if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
+    if path.is_dir() {
         anyhow::bail!("{option} {}: is a folder, not a file", path.display());
+    }
+    if path.as_os_str().to_string_lossy().ends_with('/') {
+        anyhow::bail!(
+            "{option} {}: ends in `/`, so it names a folder, not a file",
+            path.display()
+        );
     }
     if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
         anyhow::bail!(
