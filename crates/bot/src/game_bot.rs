@@ -169,7 +169,7 @@ impl<G: BotGame> GameBot<G> {
     }
 }
 
-impl<G: BotGame, E: Evaluator<G>> GameBot<G, E> {
+impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
     /// A bot on any leaf evaluator with the search settings `config` (start
     /// position, full strength, tree reuse on, seed 0, no bundle): with a
     /// [`search::RolloutEvaluator`] it is the knowledge-free `uct` player.
@@ -337,7 +337,10 @@ impl<G: BotGame, E: Evaluator<G>> GameBot<G, E> {
         report: &mut dyn FnMut(&Mcts<G>),
     ) {
         let trees = std::slice::from_mut(tree);
-        let mut batch = Batch::new(self.config.leaves_per_batch);
+        // With more than one thread the network's evaluation and the tree
+        // work overlap (the other threads would wait during the tree work).
+        let mut batch = Batch::new(self.config.leaves_per_batch)
+            .with_pipeline(rayon::current_num_threads() > 1);
         let (evaluator, rng) = (&mut self.evaluator, &mut self.rng);
         batch.run(trees, evaluator, budget, rng, |trees| {
             let tree = &trees[0];

@@ -138,7 +138,7 @@ fn assert_wdl(got: Wdl, want: Wdl) {
 }
 
 /// Run exactly one leaf per step for `sims` simulations.
-fn run_one_by_one<G: Game, E: Evaluator<G>>(tree: &mut Mcts<G>, eval: &mut E, sims: u32) {
+fn run_one_by_one<G: Game, E: Evaluator<G> + Send>(tree: &mut Mcts<G>, eval: &mut E, sims: u32) {
     run_batched(std::slice::from_mut(tree), eval, sims, 1, &mut rng());
 }
 
@@ -1222,4 +1222,100 @@ fn a_cycle_of_forced_moves_is_cut_after_the_chain_limit() {
     // position is evaluated (the chain is counted along the whole path).
     let plies: Vec<u32> = eval.seen.iter().map(|&(_, ply)| ply).collect();
     assert_eq!(plies, vec![0, 33, 34]);
+}
+
+/// Run `f` in a rayon pool of `threads` threads.
+fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap()
+        .install(f)
+}
+
+/// Search `trees` to `nodes` root visits with the pipelined [`Batch::run`].
+fn run_pipelined<E: Evaluator<TicTacToe> + Send>(
+    trees: &mut [Mcts<TicTacToe>],
+    eval: &mut E,
+    nodes: u32,
+    leaves: usize,
+) -> usize {
+    let budget = Budget::nodes(nodes);
+    Batch::new(leaves)
+        .with_pipeline(true)
+        .run(trees, eval, &budget, &mut rng(), |_| false)
+}
+
+#[test]
+fn pipelined_search_reaches_the_budget_and_reverts_every_virtual_loss() {
+    for leaves in [1, 3, 8] {
+        let mut trees = vec![
+            Mcts::new(TicTacToe::start(), &quiet()),
+            Mcts::new(TicTacToe::from_board("x...o...."), &SearchConfig::default()),
+            Mcts::new(TicTacToe::from_board("xx.oo...."), &decisive()),
+        ];
+        in_pool(2, || {
+            run_pipelined(&mut trees, &mut UniformEvaluator, 137, leaves)
+        });
+        for tree in &trees {
+            assert_eq!(tree.visits(), 137, "{leaves} leaves");
+            assert_eq!(tree.num_pending(), 0);
+            let kids = tree.root_children();
+            assert_eq!(kids.iter().map(|c| c.visits).sum::<u32>(), 136);
+            assert!(tree.nodes().iter().all(|n| n.in_flight == 0));
+            assert!(close(tree.root_wdl().iter().sum(), 1.0));
+        }
+    }
+}
+
+#[test]
+fn pipelined_search_is_the_same_in_any_pool() {
+    let visits = |threads: usize| {
+        let mut trees = vec![Mcts::new(TicTacToe::start(), &SearchConfig::default())];
+        let mut uct = RolloutEvaluator::new(2, 20, StdRng::seed_from_u64(5));
+        in_pool(threads, || run_pipelined(&mut trees, &mut uct, 300, 8));
+        trees[0]
+            .root_children()
+            .iter()
+            .map(|c| (c.action, c.visits))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(visits(1), visits(2));
+    assert_eq!(visits(2), visits(2));
+}
+
+#[test]
+fn pipelined_search_wins_and_blocks() {
+    in_pool(2, || {
+        let mut win = [Mcts::new(TicTacToe::from_board("xx.oo...."), &quiet())];
+        run_pipelined(&mut win, &mut UniformEvaluator, 400, 8);
+        assert_eq!(win[0].choose_action(0.0, &mut rng()), Some(2));
+        let mut block = [Mcts::new(TicTacToe::from_board("xx..o...."), &quiet())];
+        let mut uct = RolloutEvaluator::new(4, 20, StdRng::seed_from_u64(3));
+        run_pipelined(&mut block, &mut uct, 800, 8);
+        assert_eq!(block[0].choose_action(0.0, &mut rng()), Some(2));
+    });
+}
+
+#[test]
+fn pipelined_search_stopped_leaves_nothing_pending() {
+    let mut trees = vec![Mcts::new(TicTacToe::start(), &quiet())];
+    let budget = Budget::nodes(1000);
+    let mut calls = 0;
+    let mut eval = CountingEvaluator::default();
+    let steps = in_pool(2, || {
+        Batch::new(8)
+            .with_pipeline(true)
+            .run(&mut trees, &mut eval, &budget, &mut rng(), |_| {
+                calls += 1;
+                calls == 4
+            })
+    });
+    // Three steps ran; the batch collected during the third was evaluated
+    // after the stop, so every visit started was completed.
+    assert_eq!(steps, 3);
+    assert_eq!(trees[0].num_pending(), 0);
+    assert!(trees[0].nodes().iter().all(|n| n.in_flight == 0));
+    let evaluated: usize = eval.batches.iter().sum();
+    assert_eq!(trees[0].visits() as usize, evaluated);
 }

@@ -123,11 +123,21 @@ impl<G: Game> Mcts<G> {
 
     /// [`Mcts::apply_evaluations`] with lengths already checked by the caller.
     pub(crate) fn apply_unchecked(&mut self, priors: &[f32], wdl: &[Wdl]) {
+        self.apply_first(self.pending_mark(), priors, wdl);
+    }
+
+    /// Apply the evaluations of the leaves pending at `mark` (the first
+    /// `mark.leaves` pending leaves; `priors` and `wdl` as in
+    /// [`Mcts::apply_evaluations`] for those leaves only) and revert the
+    /// virtual visits of the collisions recorded before `mark`. Leaves and
+    /// collisions selected since stay pending, so the next batch can be
+    /// collected while this one is evaluated (the pipelined search of
+    /// [`crate::Batch::run`]).
+    pub(crate) fn apply_first(&mut self, mark: PendingMark, priors: &[f32], wdl: &[Wdl]) {
         let inv_temperature = 1.0 / self.config.policy_temperature;
         let mut offset = 0usize;
         let mut path_start = 0usize;
-        for (i, (&leaf, legal)) in self
-            .pending_nodes
+        for (i, (&leaf, legal)) in self.pending_nodes[..mark.leaves]
             .iter()
             .zip(&self.pending_legal)
             .enumerate()
@@ -153,6 +163,55 @@ impl<G: Game> Mcts<G> {
             backup(&mut self.nodes, path, to_move, value, true);
             path_start = path_end;
         }
-        self.clear_pending();
+        self.drop_first(mark);
     }
+
+    /// Where the pending leaves and collisions stand now: the leaves and
+    /// collisions a later [`Mcts::select_leaves`] adds come after it.
+    pub(crate) fn pending_mark(&self) -> PendingMark {
+        PendingMark {
+            leaves: self.pending_nodes.len(),
+            collisions: self.collision_nodes.len(),
+        }
+    }
+
+    /// Remove the leaves and collisions pending at `mark` (their leaves
+    /// already applied), reverting those collisions' virtual visits; the
+    /// ones added since move to the front.
+    fn drop_first(&mut self, mark: PendingMark) {
+        let pending = self.pending_nodes.len();
+        if mark.leaves == pending && mark.collisions == self.collision_nodes.len() {
+            self.clear_pending();
+            return;
+        }
+        for &n in &self.collision_nodes[..mark.collisions] {
+            if let Some(node) = self.nodes.get_mut(n as usize) {
+                node.in_flight = node.in_flight.saturating_sub(1);
+            }
+        }
+        self.collision_nodes.drain(..mark.collisions);
+        let cut = match mark.leaves {
+            0 => 0,
+            n => self.pending_path_ends[n - 1],
+        };
+        self.pending_paths.drain(..cut as usize);
+        self.pending_path_ends.drain(..mark.leaves);
+        for end in &mut self.pending_path_ends {
+            *end -= cut;
+        }
+        self.pending_nodes.drain(..mark.leaves);
+        // The slots are reused buffers: the later leaves' move to the front.
+        self.pending_positions[..pending].rotate_left(mark.leaves);
+        self.pending_legal[..pending].rotate_left(mark.leaves);
+    }
+}
+
+/// How many leaves and collisions were pending at one moment
+/// ([`Mcts::pending_mark`]): the batch a pipelined search has in flight.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct PendingMark {
+    /// Pending leaves.
+    pub(crate) leaves: usize,
+    /// Entries of the collisions' path list.
+    pub(crate) collisions: usize,
 }

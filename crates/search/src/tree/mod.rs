@@ -21,6 +21,7 @@ use crate::config::SearchConfig;
 use crate::node::{Node, NodeKind};
 use crate::root::{Root, RootPolicy, RootSelection, RootView};
 
+pub(crate) use expand::PendingMark;
 pub(crate) use report::most_visited;
 pub use report::ChildStats;
 pub(crate) use select::puct_child;
