@@ -447,7 +447,7 @@ fn bad_bench_and_play_arguments_are_refused() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&read_only, permissions).unwrap();
     let read_only_str = read_only.to_str().unwrap();
-    let cases: [(&[&str], &str); 20] = [
+    let cases: [(&[&str], &str); 21] = [
         (
             &["bench", "--variant", "shakti", "--seconds", "nan"],
             "--seconds",
@@ -536,6 +536,18 @@ fn bad_bench_and_play_arguments_are_refused() {
                 "shakti",
                 "--pgn",
                 "no-such-dir/",
+            ],
+            "ends in `/`, so it names a folder",
+        ),
+        (
+            &[
+                "match",
+                "random",
+                "greedy",
+                "--variant",
+                "shakti",
+                "--journal",
+                "no-such-dir/deeper/",
             ],
             "ends in `/`, so it names a folder",
         ),

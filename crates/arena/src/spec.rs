@@ -951,24 +951,17 @@ mod tests {
     fn an_unknown_bundle_suffix_is_named() {
         let models = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/losers");
         let ctx = FactoryContext::new(Device::flex());
-        let spec = format!("bundle:{models}:abc");
-        match PlayerFactory::<rules::Losers>::new(&spec, &ctx) {
-            Err(e @ SpecError::BundleSuffix { .. }) => {
-                let text = e.to_string();
-                assert!(text.contains("\"abc\" is not a bundle suffix"), "{text}");
+        // Alone, or after a valid suffix: the unknown one is named.
+        for tail in ["abc", "int8:abc:250ms"] {
+            let spec = format!("bundle:{models}:{tail}");
+            match PlayerFactory::<rules::Losers>::new(&spec, &ctx) {
+                Err(e @ SpecError::BundleSuffix { .. }) => {
+                    let text = e.to_string();
+                    assert!(text.contains("\"abc\" is not a bundle suffix"), "{text}");
+                }
+                Err(e) => panic!("expected BundleSuffix, got {e}"),
+                Ok(_) => panic!("{spec} loaded"),
             }
-            Err(e) => panic!("expected BundleSuffix, got {e}"),
-            Ok(_) => panic!("{spec} loaded"),
-        }
-        // After a valid suffix, the unknown one is still the one named.
-        let spec = format!("bundle:{models}:int8:abc:250ms");
-        match PlayerFactory::<rules::Losers>::new(&spec, &ctx) {
-            Err(e @ SpecError::BundleSuffix { .. }) => {
-                let text = e.to_string();
-                assert!(text.contains("\"abc\" is not a bundle suffix"), "{text}");
-            }
-            Err(e) => panic!("expected BundleSuffix, got {e}"),
-            Ok(_) => panic!("{spec} loaded"),
         }
         // A folder that does not exist at all stays a bundle error.
         let missing = "bundle:/nonexistent/lokizero/bundle:abc";

@@ -85,6 +85,12 @@ impl Bot {
         each!(self, b => b.set_tree_reuse(on))
     }
 
+    /// Overlap the network's evaluation with the tree work (see
+    /// [`GameBot::set_pipeline`]; off by default).
+    pub fn set_pipeline(&mut self, on: bool) {
+        each!(self, b => b.set_pipeline(on))
+    }
+
     /// Mix random playouts into the leaf values (see
     /// [`GameBot::set_rollout_mix`]).
     ///

@@ -106,6 +106,8 @@ pub struct GameBot<G: BotGame, E: Evaluator<G> = NetPlayoutEvaluator<G>> {
     config: SearchConfig,
     strength: Strength,
     tree_reuse: bool,
+    /// Pipelined search steps ([`GameBot::set_pipeline`]).
+    pipeline: bool,
     game: G,
     rng: StdRng,
     /// The subtree after this bot's last move (with tree reuse).
@@ -180,6 +182,7 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
             config,
             strength: Strength::default(),
             tree_reuse: true,
+            pipeline: false,
             game: G::start(),
             rng: StdRng::seed_from_u64(0),
             kept: None,
@@ -260,6 +263,18 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         self.kept = None;
     }
 
+    /// Overlap the network's evaluation of each batch of leaves with the
+    /// tree work ([`search::Batch::with_pipeline`]; off by default): for a
+    /// bot that has a rayon pool of two or more threads to itself, as the
+    /// UCI engine with `Threads` 2 or more and `analyse --threads`, it
+    /// searches 1.3-1.7x the nodes per second of one thread, against
+    /// 1.1-1.4x without (`docs/benchmarks.md`). Off, a search does not
+    /// depend on the pool it runs in: a match's games are the same at any
+    /// `--concurrency`.
+    pub fn set_pipeline(&mut self, on: bool) {
+        self.pipeline = on;
+    }
+
     /// Forget the kept tree and any half-handed-out move (a new game).
     pub fn new_game(&mut self) {
         self.kept = None;
@@ -337,10 +352,7 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         report: &mut dyn FnMut(&Mcts<G>),
     ) {
         let trees = std::slice::from_mut(tree);
-        // With more than one thread the network's evaluation and the tree
-        // work overlap (the other threads would wait during the tree work).
-        let mut batch = Batch::new(self.config.leaves_per_batch)
-            .with_pipeline(rayon::current_num_threads() > 1);
+        let mut batch = Batch::new(self.config.leaves_per_batch).with_pipeline(self.pipeline);
         let (evaluator, rng) = (&mut self.evaluator, &mut self.rng);
         batch.run(trees, evaluator, budget, rng, |trees| {
             let tree = &trees[0];
@@ -758,8 +770,12 @@ mod tests {
 
     #[test]
     fn a_loki_move_spends_its_node_budget_once() {
-        for (position, first) in [(TWO_TARGETS, "x:"), (ONE_TARGET, "x:h9")] {
+        // In turn and pipelined alike.
+        let cases = [(TWO_TARGETS, "x:"), (ONE_TARGET, "x:h9")];
+        for ((position, first), pipeline) in cases.into_iter().flat_map(|c| [(c, false), (c, true)])
+        {
             let (_tmp, mut bot) = loki_bot(position);
+            bot.set_pipeline(pipeline);
             for nodes in [2, 10, 37, 100] {
                 let choice = bot.choose_move(&Budget::nodes(nodes), &mut |_| {}).unwrap();
                 assert_eq!(choice.info.nodes, nodes, "{position}: {choice:?}");
@@ -781,29 +797,33 @@ mod tests {
 
     #[test]
     fn reports_during_a_loki_move_count_the_whole_move() {
-        // The forced first action takes one node; the second action's
-        // search then reports before each batch (interval 0).
-        let (_tmp, mut bot) = loki_bot(ONE_TARGET);
-        let mut infos: Vec<SearchInfo> = Vec::new();
-        let limits = Budget::nodes(40);
-        let choice = bot
-            .choose_move_reporting(&limits, Duration::ZERO, &mut |i| infos.push(i.clone()))
-            .unwrap();
-        assert_eq!(choice.info.nodes, 40);
-        // The first report comes after the second action's root evaluation:
-        // the first action's node and that one.
-        assert_eq!(infos[0].nodes, 2, "{infos:?}");
-        for pair in infos.windows(2) {
-            assert!(pair[0].nodes <= pair[1].nodes, "{infos:?}");
-        }
-        assert!(infos.last().unwrap().nodes < 40, "{infos:?}");
-        for info in &infos {
-            assert!(whole_moves(bot.game(), &info.pv), "{info:?}");
-            if let Some(first) = info.pv.first() {
-                assert!(first == "x:h9a2" || first == "x:h9b1", "{info:?}");
+        // In turn and pipelined alike.
+        for pipeline in [false, true] {
+            // The forced first action takes one node; the second action's
+            // search then reports before each batch (interval 0).
+            let (_tmp, mut bot) = loki_bot(ONE_TARGET);
+            bot.set_pipeline(pipeline);
+            let mut infos: Vec<SearchInfo> = Vec::new();
+            let limits = Budget::nodes(40);
+            let choice = bot
+                .choose_move_reporting(&limits, Duration::ZERO, &mut |i| infos.push(i.clone()))
+                .unwrap();
+            assert_eq!(choice.info.nodes, 40);
+            // The first report comes after the second action's root evaluation:
+            // the first action's node and that one.
+            assert_eq!(infos[0].nodes, 2, "{infos:?}");
+            for pair in infos.windows(2) {
+                assert!(pair[0].nodes <= pair[1].nodes, "{infos:?}");
             }
+            assert!(infos.last().unwrap().nodes < 40, "{infos:?}");
+            for info in &infos {
+                assert!(whole_moves(bot.game(), &info.pv), "{info:?}");
+                if let Some(first) = info.pv.first() {
+                    assert!(first == "x:h9a2" || first == "x:h9b1", "{info:?}");
+                }
+            }
+            assert!(infos.iter().any(|i| !i.pv.is_empty()), "{infos:?}");
         }
-        assert!(infos.iter().any(|i| !i.pv.is_empty()), "{infos:?}");
     }
 
     #[test]

@@ -144,7 +144,8 @@ impl FromStr for Budget {
     type Err = BudgetError;
 
     /// `N` (root visits), `Nms` (milliseconds) or `Ns` (seconds, a decimal
-    /// allowed); each above zero, times at most [`Budget::MAX_TIME`].
+    /// allowed), in plain digits; nodes above zero, times from 1 ms to
+    /// [`Budget::MAX_TIME`].
     ///
     /// ```
     /// use std::time::Duration;
@@ -157,7 +158,7 @@ impl FromStr for Budget {
         let bad = || BudgetError(text.to_string());
         let t = text.trim();
         let time = |secs: f64| {
-            (secs.is_finite() && secs > 0.0 && secs <= Self::MAX_TIME.as_secs_f64())
+            (secs.is_finite() && secs >= 0.001 && secs <= Self::MAX_TIME.as_secs_f64())
                 .then(|| Budget::time(Duration::from_secs_f64(secs)))
                 .ok_or_else(bad)
         };
@@ -538,8 +539,26 @@ mod tests {
             Budget::time(Duration::from_millis(1500))
         );
         for bad in [
-            "", "0", "0ms", "0s", "-5", "x", "5m", "1e9s", "nan s", "ms", "s", "+5", "1e1s",
-            "+250ms", "infs", ".5s", "1.s", "1.5.2s",
+            "",
+            "0",
+            "0ms",
+            "0s",
+            "-5",
+            "x",
+            "5m",
+            "1e9s",
+            "nan s",
+            "ms",
+            "s",
+            "+5",
+            "1e1s",
+            "+250ms",
+            "infs",
+            ".5s",
+            "1.s",
+            "1.5.2s",
+            "0.0004s",
+            "0.0000000001s",
         ] {
             let err = parse(bad).unwrap_err();
             assert!(err.to_string().contains("expected N > 0 nodes"), "{bad}");

@@ -81,7 +81,8 @@ impl Batch {
     /// in turn: `docs/benchmarks.md`, "Two threads: the pipelined search"). Each step's leaves are chosen without
     /// the results of the step in flight, so the search differs from the
     /// one in turn; it is as reproducible (the same seed gives the same
-    /// tree, whatever the pool's size).
+    /// tree, whatever the pool's size). Bots turn it on with
+    /// `bot::GameBot::set_pipeline` where they have the pool to themselves.
     pub fn with_pipeline(self, on: bool) -> Self {
         Batch {
             pipeline: on,

@@ -123,6 +123,7 @@ impl Analyser {
         if !self.bots.contains_key(&key) {
             let mut loaded = Bot::load_for(variant, &path, &self.device)?;
             loaded.set_precision(self.precision);
+            loaded.set_pipeline(rayon::current_num_threads() > 1);
             if self.bots.len() >= CACHE {
                 self.bots.clear();
             }

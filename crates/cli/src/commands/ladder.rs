@@ -129,8 +129,8 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
     let result = run_ladder(&players, &settings, &args.out, |line| eprintln!("{line}"))?;
     print!("{}", arena::ladder::markdown(&result, &settings));
     println!(
-        "\nwrote {}/ladder.md, ladder.png, ladder.json, games/",
-        args.out.display()
+        "\nwrote {}, ladder.png, ladder.json, games/",
+        args.out.join("ladder.md").display()
     );
     Ok(())
 }

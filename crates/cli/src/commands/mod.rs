@@ -126,6 +126,12 @@ pub fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
 /// # Errors
 /// A message naming `option`, the path and the problem.
 pub fn check_output_file(path: &std::path::Path, option: &str) -> anyhow::Result<()> {
+    if path.as_os_str().to_string_lossy().ends_with('/') {
+        anyhow::bail!(
+            "{option} {}: ends in `/`, so it names a folder, not a file",
+            path.display()
+        );
+    }
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => std::path::Path::new("."),
@@ -139,12 +145,6 @@ pub fn check_output_file(path: &std::path::Path, option: &str) -> anyhow::Result
     }
     if path.is_dir() {
         anyhow::bail!("{option} {}: is a folder, not a file", path.display());
-    }
-    if path.as_os_str().to_string_lossy().ends_with('/') {
-        anyhow::bail!(
-            "{option} {}: ends in `/`, so it names a folder, not a file",
-            path.display()
-        );
     }
     if std::fs::metadata(path).is_ok_and(|m| m.permissions().readonly()) {
         anyhow::bail!(

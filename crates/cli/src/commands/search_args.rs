@@ -18,12 +18,23 @@ pub struct BudgetArgs {
     /// Without --nodes and --movetime: 200 root visits (for `uci`, a bare
     /// `go` then searches until `stop`; for `analyse` and `serve` these
     /// flags set the budget of requests that name none).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, value_parser = parse_nodes)]
     pub nodes: Option<u32>,
     /// Wall time per move: `250ms`, `1s`, `1.5s` (the search stops before a
     /// batch that would overrun it; the root is always evaluated).
     #[arg(long, value_parser = parse_movetime)]
     pub movetime: Option<Duration>,
+}
+
+/// `--nodes` text: a node budget as player specs write it (plain digits,
+/// above zero).
+fn parse_nodes(text: &str) -> Result<u32> {
+    let budget: Budget = text.parse()?;
+    budget.nodes.ok_or_else(|| {
+        anyhow::anyhow!(
+            "--nodes wants a number of root visits such as 800, got {text:?} (a time goes to --movetime)"
+        )
+    })
 }
 
 /// `--movetime` text: a time budget as player specs write it.
@@ -236,8 +247,11 @@ mod tests {
         );
         for bad in [
             &["--nodes", "0"][..],
+            &["--nodes", "+5"],
+            &["--nodes", "250ms"],
             &["--movetime", "0ms"],
             &["--movetime", "400"],
+            &["--movetime", "+250ms"],
         ] {
             assert!(parse(bad).is_err(), "{bad:?}");
         }

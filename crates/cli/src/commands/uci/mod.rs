@@ -296,6 +296,9 @@ impl Engine {
         let device = self.device.device()?;
         let mut bot = Bot::load_for(variant, &path, &device)?;
         bot.set_precision(self.precision);
+        // The engine has the pool to itself: with two or more threads the
+        // network's work overlaps the tree's.
+        bot.set_pipeline(rayon::current_num_threads() > 1);
         self.bot = Some(bot);
         self.loaded = Some((variant, path));
         Ok(())
