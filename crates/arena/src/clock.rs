@@ -9,7 +9,8 @@ use rules::Player as Side;
 
 /// A time control: `base` on each side's clock at the start, `increment`
 /// added after each of its turns (Fischer). Written `BASE+INC` in seconds,
-/// e.g. `60+0.6`, or `BASE` alone for no increment.
+/// e.g. `60+0.6`, or `BASE` alone for no increment (plain decimal
+/// digits: no sign, exponent or `inf`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeControl {
     /// Each side's time at the start.
@@ -31,9 +32,7 @@ impl FromStr for TimeControl {
         let bad = || TimeControlError(text.to_string());
         let (base, inc) = text.trim().split_once('+').unwrap_or((text.trim(), "0"));
         let secs = |t: &str| {
-            t.trim()
-                .parse::<f64>()
-                .ok()
+            search::parse_plain_seconds(t.trim())
                 .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 1_000_000.0)
                 .map(Duration::from_secs_f64)
         };
@@ -104,7 +103,9 @@ mod tests {
             "10".parse::<TimeControl>().unwrap().increment,
             Duration::ZERO
         );
-        for bad in ["", "0+1", "-5+1", "abc", "60+x", "inf+0"] {
+        for bad in [
+            "", "0+1", "-5+1", "abc", "60+x", "inf+0", "1e1+0", "+5", ".5+0", "60+1.", "60+-1",
+        ] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }
     }

@@ -82,9 +82,14 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
             // Clocks may be negative when a GUI lets the engine overrun; read as 0.
             // A search limit below 1 asks for no search: refused.
             let limit = matches!(name, "nodes" | "depth" | "movetime");
-            match text.parse::<i64>() {
-                Ok(v) if !limit || v >= 1 => Ok(v.max(0) as u64),
-                Ok(_) | Err(_) => Err(UciTextError::BadNumber {
+            // Plain digits (a clock also with a leading `-`): no `+5` or `1e3`.
+            let value = match text.strip_prefix('-') {
+                Some(digits) if !limit => search::parse_plain_u64(digits).map(|_| 0),
+                _ => search::parse_plain_u64(text),
+            };
+            match value {
+                Some(v) if !limit || v >= 1 => Ok(v),
+                _ => Err(UciTextError::BadNumber {
                     name: name.to_string(),
                     text: text.to_string(),
                 }),
@@ -293,6 +298,11 @@ mod tests {
             "movetime 0",
             "movetime -1",
             "depth 0",
+            "nodes +5",
+            "movetime 1e3",
+            "wtime +5",
+            "wtime --5",
+            "winc 1.5",
         ] {
             assert!(parse_go(limit).is_err(), "{limit}");
         }

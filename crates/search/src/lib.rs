@@ -84,7 +84,7 @@ pub use gumbel::{
     completed_q, considered_visit, improved_policy, logit, mixed_value, sequential_halving,
     sigma_scale, HalvingPhase,
 };
-pub use limit::{Budget, BudgetError, Stopper};
+pub use limit::{parse_plain_seconds, parse_plain_u64, Budget, BudgetError, Stopper};
 pub use root::RootSelection;
 pub use run::{run_batched, search};
 pub use step::{Batch, BatchedSearch, TreeWork};

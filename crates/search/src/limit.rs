@@ -140,6 +140,41 @@ impl Budget {
     }
 }
 
+/// Plain decimal digits (`0`-`9`, at least one): Rust's number parsers
+/// also take `+5`, `1e1`, `inf` and `.5`, which a number typed by hand
+/// (a budget, a UCI option, a time control) should not be.
+fn is_plain_digits(text: &str) -> bool {
+    !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A whole number in plain decimal digits (`800`), or `None` for anything
+/// else: a sign, an exponent, spaces, or a value above `u64::MAX`. The one
+/// number reader of budgets, UCI commands and options.
+///
+/// ```
+/// assert_eq!(search::parse_plain_u64("800"), Some(800));
+/// assert_eq!(search::parse_plain_u64("+5"), None);
+/// ```
+pub fn parse_plain_u64(text: &str) -> Option<u64> {
+    is_plain_digits(text).then(|| text.parse().ok()).flatten()
+}
+
+/// Seconds in plain decimal digits with an optional fraction (`2`,
+/// `0.25`), or `None` for anything else: a sign, an
+/// exponent, `inf`, `.5`, `1.`. The one reader of seconds in budgets
+/// (`2.5s`) and time controls (`60+0.6`).
+///
+/// ```
+/// assert_eq!(search::parse_plain_seconds("0.25"), Some(0.25));
+/// assert_eq!(search::parse_plain_seconds("1e1"), None);
+/// ```
+pub fn parse_plain_seconds(text: &str) -> Option<f64> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, "0"));
+    (is_plain_digits(whole) && is_plain_digits(fraction))
+        .then(|| text.parse().ok())
+        .flatten()
+}
+
 impl FromStr for Budget {
     type Err = BudgetError;
 
@@ -162,32 +197,19 @@ impl FromStr for Budget {
                 .then(|| Budget::time(Duration::from_secs_f64(secs)))
                 .ok_or_else(bad)
         };
-        // Plain decimal digits only: Rust's number parsers also take `+5`,
-        // `1e1` and `inf`, which a budget typed by hand should not be.
-        let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
         if let Some(ms) = t.strip_suffix("ms") {
-            if !digits(ms) {
-                return Err(bad());
-            }
-            return match ms.parse::<u64>() {
-                Ok(ms) if ms > 0 && Duration::from_millis(ms) <= Self::MAX_TIME => {
+            return match parse_plain_u64(ms) {
+                Some(ms) if ms > 0 && Duration::from_millis(ms) <= Self::MAX_TIME => {
                     Ok(Budget::time(Duration::from_millis(ms)))
                 }
                 _ => Err(bad()),
             };
         }
         if let Some(s) = t.strip_suffix('s') {
-            let (whole, fraction) = s.split_once('.').unwrap_or((s, "0"));
-            if !digits(whole) || !digits(fraction) {
-                return Err(bad());
-            }
-            return time(s.parse().map_err(|_| bad())?);
+            return time(parse_plain_seconds(s).ok_or_else(bad)?);
         }
-        if !digits(t) {
-            return Err(bad());
-        }
-        match t.parse::<u32>() {
-            Ok(n) if n > 0 => Ok(Budget::nodes(n)),
+        match parse_plain_u64(t).map(u32::try_from) {
+            Some(Ok(n)) if n > 0 => Ok(Budget::nodes(n)),
             _ => Err(bad()),
         }
     }
@@ -288,10 +310,21 @@ pub struct Stopper<'a> {
 impl Stopper<'_> {
     /// Whether the search of `trees` stops now: every tree reached the node
     /// bound, the stop flag is set, or the next step would overrun the
-    /// deadline.
+    /// deadline. A tree whose root is not evaluated yet keeps the search
+    /// going for that one step, stop flag and deadline notwithstanding.
     pub fn should_stop<G: Game>(&mut self, trees: &[Mcts<G>]) -> bool {
         let nodes = self.budget.node_target();
-        if trees.iter().all(|t| t.reached(nodes)) || self.budget.stopped() {
+        if trees.iter().all(|t| t.reached(nodes)) {
+            return true;
+        }
+        // A root not yet evaluated is, whatever the time or the stop flag
+        // say (`go infinite` then `stop`): the move played is then the
+        // network's choice, not the first legal one.
+        if trees.iter().any(|t| !t.reached(nodes) && t.visits() == 0) {
+            self.last = None;
+            return false;
+        }
+        if self.budget.stopped() {
             return true;
         }
         // Without a deadline the clock is not read at all.
@@ -299,11 +332,6 @@ impl Stopper<'_> {
             return false;
         };
         let now = Instant::now();
-        let unevaluated = trees.iter().any(|t| !t.reached(nodes) && t.visits() == 0);
-        if unevaluated {
-            self.last = None;
-            return false;
-        }
         let took = self.last.map_or(Duration::ZERO, |last| now - last);
         self.step = took.max(self.step * 3 / 4);
         self.last = Some(now);
@@ -496,11 +524,15 @@ mod tests {
     }
 
     #[test]
-    fn a_set_stop_flag_stops_before_the_first_step() {
+    fn a_set_stop_flag_still_evaluates_the_root_once() {
         let flag = Arc::new(AtomicBool::new(true));
         let limit = Budget::default().with_stop(flag);
         assert!(limit.is_bounded() && limit.stopped());
-        assert_eq!(run(&limit, &mut fresh()), (0, 0));
+        let mut tree = fresh();
+        assert_eq!(run(&limit, &mut tree), (1, 1));
+        // The root has its priors, so the move is the policy's choice.
+        assert_eq!(tree.root_children().len(), 9);
+        assert_eq!(run(&limit, &mut tree), (0, 1));
     }
 
     #[test]

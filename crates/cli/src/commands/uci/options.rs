@@ -122,8 +122,8 @@ impl Options {
     pub fn set(&mut self, name: &str, value: &str) -> anyhow::Result<Changed> {
         let value = value.trim();
         let spin_from = |min: u64, max: u64| -> anyhow::Result<u64> {
-            match value.parse::<u64>() {
-                Ok(v) if (min..=max).contains(&v) => Ok(v),
+            match search::parse_plain_u64(value) {
+                Some(v) if (min..=max).contains(&v) => Ok(v),
                 _ => anyhow::bail!(
                     "option {}: expected an integer in {min}..={max}, got {value:?}",
                     name.trim()
@@ -243,7 +243,7 @@ mod tests {
         assert_eq!((c.contempt, c.policy_temperature), (0.3, 2.5));
         assert_eq!(c.validate(), Ok(()));
         assert!(o.set("Contempt", "100").is_err());
-        for bad in ["0", "-3", "abc", "1001"] {
+        for bad in ["0", "-3", "abc", "1001", "+7", "1e2"] {
             let e = o.set("PolicyTemperature", bad).unwrap_err().to_string();
             assert!(
                 e.contains("PolicyTemperature: expected an integer in 1..=1000"),
