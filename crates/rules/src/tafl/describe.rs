@@ -83,6 +83,23 @@ impl Tafl {
         })
     }
 
+    /// Material from the attackers' view for [`crate::Game::material`]:
+    /// the attackers' pieces count 1 each, the defenders' 2 each (the
+    /// king not counted), so the start's 24 against 12 is level. Capturing
+    /// defenders brings the attackers' encirclement and the king's capture
+    /// nearer; capturing attackers opens the king's roads. A measure of
+    /// progress for self-play's adjudication only, chosen by this
+    /// project (the published rules value no piece).
+    pub fn material(&self) -> f32 {
+        let mut count = [0.0f32; 2];
+        for piece in self.cells.iter().flatten() {
+            if piece.kind != Kind::King {
+                count[piece.side.index()] += 1.0;
+            }
+        }
+        count[0] - 2.0 * count[1]
+    }
+
     /// The greedy baseline's value from the attackers' view: non-king
     /// pieces of the attackers minus the defenders', plus a quarter per
     /// step (Chebyshev) from the king to its nearest corner.
@@ -225,5 +242,20 @@ mod tests {
         // 24 attackers against 12 defenders; the king on the throne, 5
         // steps from a corner.
         assert_eq!(Hnefatafl::start().static_value(), 12.0 + 1.25);
+    }
+
+    #[test]
+    fn material_is_level_at_the_start_and_counts_defenders_double() {
+        assert_eq!(Hnefatafl::start().material(), Some(0.0));
+        assert_eq!(Copenhagen::start().material(), Some(0.0));
+        // Loki's special pieces have no agreed value.
+        assert_eq!(Loki::start().material(), None);
+        // Two attackers (b2, j10) against one defender and the king.
+        let copenhagen = Copenhagen::from_text("11/9s1/11/11/11/5K5/5S5/11/11/1s9/11 a")
+            .expect("a copenhagen position");
+        assert_eq!(copenhagen.material(), Some(0.0));
+        let fewer = Copenhagen::from_text("11/9s1/11/11/11/5K5/11/11/11/1s9/11 a")
+            .expect("a copenhagen position");
+        assert_eq!(fewer.material(), Some(2.0));
     }
 }

@@ -106,6 +106,12 @@ macro_rules! tafl_game {
                 self.0.pending != Pending::None
             }
 
+            /// Plain tafl ([`Tafl::material`]); `None` for Loki, whose
+            /// special pieces have no agreed value.
+            fn material(&self) -> Option<f32> {
+                (!$loki).then(|| self.0.material())
+            }
+
             fn static_value(&self) -> f32 {
                 self.0.static_value()
             }
