@@ -22,7 +22,7 @@ pub struct TimeControl {
 /// A time control text that is not `BASE[+INC]` in seconds with a base
 /// above zero.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("bad time control `{0}`: expected BASE+INC in seconds, e.g. 60+0.6 or 10")]
+#[error("bad time control `{0}`: expected BASE+INC or BASE in seconds, plain digits (e.g. 60+0.6 or 10), the base above 0 and each at most 1000000")]
 pub struct TimeControlError(pub String);
 
 impl FromStr for TimeControl {
@@ -32,7 +32,7 @@ impl FromStr for TimeControl {
         let bad = || TimeControlError(text.to_string());
         let (base, inc) = text.trim().split_once('+').unwrap_or((text.trim(), "0"));
         let secs = |t: &str| {
-            search::parse_plain_seconds(t.trim())
+            search::parse_plain_seconds(t)
                 .filter(|s| s.is_finite() && *s >= 0.0 && *s <= 1_000_000.0)
                 .map(Duration::from_secs_f64)
         };
@@ -104,7 +104,19 @@ mod tests {
             Duration::ZERO
         );
         for bad in [
-            "", "0+1", "-5+1", "abc", "60+x", "inf+0", "1e1+0", "+5", ".5+0", "60+1.", "60+-1",
+            "",
+            "0+1",
+            "-5+1",
+            "abc",
+            "60+x",
+            "inf+0",
+            "1e1+0",
+            "+5",
+            ".5+0",
+            "60+1.",
+            "60+-1",
+            "60 + 1",
+            "1000001+0",
         ] {
             assert!(bad.parse::<TimeControl>().is_err(), "{bad}");
         }

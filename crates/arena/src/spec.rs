@@ -100,6 +100,17 @@ pub enum SpecError {
         /// What is wrong with its budget text.
         source: search::BudgetError,
     },
+    /// An `htp:` or `uci:` spec whose last part reads as a budget but is
+    /// not one the engine takes (`htp:PATH:depth0`, `uci:PATH:+32`).
+    #[error("bad player spec {spec:?}: budget `{budget}`: expected {expected}")]
+    EngineBudget {
+        /// The spec.
+        spec: String,
+        /// Its budget part.
+        budget: String,
+        /// The forms the engine's budget takes.
+        expected: &'static str,
+    },
     /// The bundle could not be loaded.
     #[error("player {spec:?}: {source}")]
     Bundle {
@@ -169,6 +180,63 @@ pub enum SpecError {
 
 fn parse_budget(text: &str) -> Option<Budget> {
     text.parse().ok()
+}
+
+/// Whether the last `:`-part of an `htp:` or `uci:` spec is meant as a
+/// budget rather than as the end of the engine's path: it starts with a
+/// digit, a sign or a point, or is `d`/`depth` followed by one. Such a
+/// tail must then parse, or the spec is refused.
+fn budget_like(tail: &str) -> bool {
+    let numeric = |t: &str| t.starts_with(|c: char| c.is_ascii_digit() || "+-.".contains(c));
+    numeric(tail)
+        || tail.strip_prefix("depth").is_some_and(numeric)
+        || tail.strip_prefix('d').is_some_and(numeric)
+}
+
+/// An `htp:` tail: `Some(Some(ai))` for `depthN`/`dN` (1..=255) or `Ns`
+/// (whole seconds, at least 1), `Some(None)` for a malformed budget,
+/// `None` when the tail is part of the path.
+fn htp_budget(tail: &str) -> Option<Option<HtpAi>> {
+    if !budget_like(tail) {
+        return None;
+    }
+    let depth = tail
+        .strip_prefix("depth")
+        .or_else(|| tail.strip_prefix('d'));
+    Some(match depth {
+        Some(d) => search::parse_plain_u64(d)
+            .and_then(|d| u8::try_from(d).ok())
+            .filter(|&d| d >= 1)
+            .map(|depth| HtpAi::Basic { depth }),
+        None => tail
+            .strip_suffix('s')
+            .and_then(search::parse_plain_u64)
+            .and_then(|s| u32::try_from(s).ok())
+            .filter(|&s| s >= 1)
+            .map(|seconds| HtpAi::MonteCarlo { seconds }),
+    })
+}
+
+/// A `uci:` tail as the engine's `go` line: `Some(Some(go))` for `N`
+/// nodes, `Nms`/`Ns` (read as budgets are) or `dN` (depth, at least 1),
+/// `Some(None)` for a malformed budget, `None` when the tail is part of
+/// the path.
+fn uci_budget(tail: &str) -> Option<Option<String>> {
+    if !budget_like(tail) {
+        return None;
+    }
+    if let Some(d) = tail.strip_prefix('d') {
+        return Some(
+            search::parse_plain_u64(d)
+                .and_then(|d| u32::try_from(d).ok())
+                .filter(|&d| d >= 1)
+                .map(|d| format!("go depth {d}")),
+        );
+    }
+    Some(parse_budget(tail).map(|b| match b.time {
+        Some(time) => format!("go movetime {}", time.as_millis().max(1)),
+        None => format!("go nodes {}", b.node_target()),
+    }))
 }
 
 impl PlayerSpec {
@@ -247,20 +315,22 @@ impl PlayerSpec {
             if rest.is_empty() {
                 return Err(bad());
             }
-            let ai = rest.rsplit_once(':').and_then(|(path, tail)| {
-                let depth = tail
-                    .strip_prefix("depth")
-                    .or_else(|| tail.strip_prefix('d'));
-                if let Some(d) = depth.and_then(|d| d.parse::<u8>().ok()) {
-                    return Some((path, HtpAi::Basic { depth: d.max(1) }));
+            if let Some((path, tail)) = rest.rsplit_once(':') {
+                if let Some(ai) = htp_budget(tail) {
+                    let ai = ai.ok_or_else(|| SpecError::EngineBudget {
+                        spec: text.to_string(),
+                        budget: tail.to_string(),
+                        expected: "depthN or dN (1 to 255) or Ns (whole seconds, at least 1)",
+                    })?;
+                    return Ok(PlayerSpec::Htp {
+                        path: path.into(),
+                        ai,
+                    });
                 }
-                let seconds = tail.strip_suffix('s').and_then(|s| s.parse::<u32>().ok());
-                seconds.map(|s| (path, HtpAi::MonteCarlo { seconds: s.max(1) }))
-            });
-            let (path, ai) = ai.unwrap_or((rest, HtpAi::DEFAULT));
+            }
             return Ok(PlayerSpec::Htp {
-                path: path.into(),
-                ai,
+                path: rest.into(),
+                ai: HtpAi::DEFAULT,
             });
         }
         if let Some(rest) = t.strip_prefix("uci:") {
@@ -268,34 +338,15 @@ impl PlayerSpec {
                 return Err(bad());
             }
             if let Some((path, tail)) = rest.rsplit_once(':') {
-                if let Some(ms) = tail.strip_suffix("ms").and_then(|m| m.parse::<u32>().ok()) {
+                if let Some(go) = uci_budget(tail) {
+                    let go = go.ok_or_else(|| SpecError::EngineBudget {
+                        spec: text.to_string(),
+                        budget: tail.to_string(),
+                        expected: "N (nodes), Nms, Ns or dN (depth), in plain digits, above 0",
+                    })?;
                     return Ok(PlayerSpec::Uci {
                         path: path.into(),
-                        go: Some(format!("go movetime {}", ms.max(1))),
-                    });
-                }
-                // `Ns` (seconds, as bundle and uct budgets take them).
-                if let Some(s) = tail
-                    .ends_with('s')
-                    .then(|| parse_budget(tail))
-                    .flatten()
-                    .and_then(|b| b.time)
-                {
-                    return Ok(PlayerSpec::Uci {
-                        path: path.into(),
-                        go: Some(format!("go movetime {}", s.as_millis().max(1))),
-                    });
-                }
-                if let Some(d) = tail.strip_prefix('d').and_then(|d| d.parse::<u32>().ok()) {
-                    return Ok(PlayerSpec::Uci {
-                        path: path.into(),
-                        go: Some(format!("go depth {}", d.max(1))),
-                    });
-                }
-                if let Ok(n) = tail.parse::<u32>() {
-                    return Ok(PlayerSpec::Uci {
-                        path: path.into(),
-                        go: Some(format!("go nodes {}", n.max(1))),
+                        go: Some(go),
                     });
                 }
             }
@@ -745,6 +796,35 @@ mod tests {
             htp("/opt/htp", HtpAi::MonteCarlo { seconds: 2 })
         );
         assert!(PlayerSpec::parse("htp:").is_err());
+        // A tail that reads as a budget must be one: no sign, zero, point
+        // or exponent (refused, not taken as part of the path).
+        for bad in [
+            "htp:/opt/htp:depth0",
+            "htp:/opt/htp:depth+3",
+            "htp:/opt/htp:d256",
+            "htp:/opt/htp:+1s",
+            "htp:/opt/htp:0s",
+            "htp:/opt/htp:1.5s",
+            "uci:/opt/fs:+32",
+            "uci:/opt/fs:0",
+            "uci:/opt/fs:0ms",
+            "uci:/opt/fs:d0",
+            "uci:/opt/fs:d+1",
+            "uci:/opt/fs:1e3ms",
+            "uci:/opt/fs:.5s",
+            "uci:/opt/fs:4294967296",
+        ] {
+            let e = PlayerSpec::parse(bad).unwrap_err();
+            assert!(matches!(e, SpecError::EngineBudget { .. }), "{bad}: {e}");
+        }
+        // A last part that is no budget is the path's.
+        assert_eq!(
+            PlayerSpec::parse("uci:/opt/fs:dev").unwrap(),
+            PlayerSpec::Uci {
+                path: "/opt/fs:dev".into(),
+                go: None
+            }
+        );
         assert_eq!(PlayerSpec::parse("greedy").unwrap(), PlayerSpec::Greedy);
         assert_eq!(
             PlayerSpec::parse("uct:100").unwrap(),

@@ -18,14 +18,17 @@ pub enum UciTextError {
     /// A `go` parameter without its number.
     #[error("go: {0} needs a number")]
     MissingNumber(String),
-    /// A `go` parameter whose number is malformed, or a search limit
-    /// (`nodes`, `depth`, `movetime`) below 1.
-    #[error("go: {name} expects a number (at least 1 for a search limit), got {text:?}")]
+    /// A `go` parameter whose number is malformed: not plain digits, or
+    /// below 1 where only a clock (`wtime`, `btime`, `winc`, `binc`) may
+    /// be 0 or negative.
+    #[error("go: {name} expects {expected}, got {text:?}")]
     BadNumber {
         /// The parameter.
         name: String,
         /// Its text.
         text: String,
+        /// What it takes.
+        expected: &'static str,
     },
     /// An unknown `go` parameter.
     #[error("go: unknown parameter {0:?}")]
@@ -80,18 +83,23 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
                 .next()
                 .ok_or_else(|| UciTextError::MissingNumber(name.to_string()))?;
             // Clocks may be negative when a GUI lets the engine overrun; read as 0.
-            // A search limit below 1 asks for no search: refused.
-            let limit = matches!(name, "nodes" | "depth" | "movetime");
+            // Anything else below 1 (a search limit, movestogo) is refused.
+            let clock = matches!(name, "wtime" | "btime" | "winc" | "binc");
             // Plain digits (a clock also with a leading `-`): no `+5` or `1e3`.
             let value = match text.strip_prefix('-') {
-                Some(digits) if !limit => search::parse_plain_u64(digits).map(|_| 0),
+                Some(digits) if clock => search::parse_plain_u64(digits).map(|_| 0),
                 _ => search::parse_plain_u64(text),
             };
             match value {
-                Some(v) if !limit || v >= 1 => Ok(v),
+                Some(v) if clock || v >= 1 => Ok(v),
                 _ => Err(UciTextError::BadNumber {
                     name: name.to_string(),
                     text: text.to_string(),
+                    expected: if clock {
+                        "milliseconds in plain digits (a negative clock is read as 0)"
+                    } else {
+                        "a whole number of at least 1 in plain digits"
+                    },
                 }),
             }
         };
@@ -303,6 +311,8 @@ mod tests {
             "wtime +5",
             "wtime --5",
             "winc 1.5",
+            "movestogo 0",
+            "movestogo -1",
         ] {
             assert!(parse_go(limit).is_err(), "{limit}");
         }

@@ -42,8 +42,8 @@ pub struct AnalyseArgs {
     /// Backend: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     device: model::Backend,
-    /// CPU threads of the network (0 = all cores).
-    #[arg(long, default_value_t = 1)]
+    /// CPU threads of the network (0 = all cores, at most 256).
+    #[arg(long, default_value_t = 1, value_parser = super::parse_threads_or_all)]
     threads: usize,
     /// Precision of the networks: int8 (the default: the trunk's 3x3
     /// convolutions on 8-bit integers, model::quant; used only on the CPU

@@ -73,7 +73,8 @@ pub struct MatchOptions {
     pub journal: Option<PathBuf>,
     #[command(flatten)]
     pub budget: BudgetArgs,
-    /// A real time control, `BASE+INC` in seconds (e.g. `60+0.6`): each
+    /// A real time control, `BASE+INC` in seconds (e.g. `60+0.6`; `BASE`
+    /// alone for no increment), instead of `--nodes`/`--movetime`: each
     /// side has a clock of BASE, gains INC after each of its turns and
     /// loses when it runs out; players think by their clock (bundle and
     /// uct players spend a share of their time plus most of the increment,
@@ -171,6 +172,9 @@ pub fn run(match_args: MatchArgs) -> Result<()> {
     }
     if args.concurrency == 0 {
         bail!("--concurrency must be at least 1");
+    }
+    if args.tc.is_some() && (args.budget.nodes.is_some() || args.budget.movetime.is_some()) {
+        bail!("--tc replaces a budget per move: give --tc or --nodes/--movetime, not both");
     }
     if let Some(path) = &args.pgn {
         super::check_output_file(path, "--pgn")?;

@@ -94,6 +94,30 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// The most CPU threads a command takes (`--threads`, UCI `Threads`).
+pub const MAX_THREADS: usize = 256;
+
+/// `--threads` of `uci`: plain digits, 1 to [`MAX_THREADS`] (the range of
+/// its `Threads` option).
+pub fn parse_uci_threads(text: &str) -> anyhow::Result<usize> {
+    parse_threads(text, 1)
+}
+
+/// `--threads` where 0 means all cores: plain digits, 0 to
+/// [`MAX_THREADS`].
+pub fn parse_threads_or_all(text: &str) -> anyhow::Result<usize> {
+    parse_threads(text, 0)
+}
+
+fn parse_threads(text: &str, min: usize) -> anyhow::Result<usize> {
+    search::parse_plain_u64(text)
+        .and_then(|n| usize::try_from(n).ok())
+        .filter(|n| (min..=MAX_THREADS).contains(n))
+        .ok_or_else(|| {
+            anyhow::anyhow!("expected a whole number of threads from {min} to {MAX_THREADS}")
+        })
+}
+
 /// Limit rayon (and the flex backend, which uses rayon) to `threads`
 /// threads; 0 keeps the default (all cores).
 pub fn set_threads(threads: usize) {

@@ -91,8 +91,9 @@ impl Options {
             ),
             format!("option name BundlePath type string default {path}"),
             format!(
-                "option name Threads type spin default {} min 1 max 256",
-                self.threads
+                "option name Threads type spin default {} min 1 max {}",
+                self.threads,
+                crate::commands::MAX_THREADS
             ),
             format!("option name Nodes type spin default 0 min 0 max {MAX_NODES}"),
             format!(
@@ -155,7 +156,7 @@ impl Options {
                 Ok(Changed::Bundle)
             }
             "threads" => {
-                self.threads = spin_from(1, 256)? as usize;
+                self.threads = spin_from(1, crate::commands::MAX_THREADS as u64)? as usize;
                 Ok(Changed::Threads)
             }
             "nodes" => {
