@@ -81,7 +81,7 @@ pub enum PlayerSpec {
 #[derive(Debug, thiserror::Error)]
 pub enum SpecError {
     /// Unknown or malformed spec text.
-    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:noextend][:int8|:fp32] (its suffixes in any order), random, greedy, uct:N|Nms|Ns, uci:PATH[:N|:dN|:Nms|:Ns] or htp:PATH[:depthN|:Ns]")]
+    #[error("bad player spec {0:?}: expected bundle:PATH[:N|:Nms|:Ns][:full][:noextend][:int8|:fp32] (its suffixes in any order), random, greedy, uct:N|Nms|Ns, uci:PATH[:N|:dN|:Nms|:Ns] or htp:PATH[:depthN|:dN|:Ns]")]
     Syntax(String),
     /// A bundle spec naming a budget, a precision, `full` or `noextend`
     /// twice (`bundle:m:int8:fp32`, `bundle:m:200:300`).

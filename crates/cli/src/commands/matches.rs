@@ -23,9 +23,10 @@ pub struct MatchArgs {
     /// Player A: bundle:PATH[:N|:Nms|:Ns], random, greedy, uct:N|Nms|Ns,
     /// uci:PATH[:N|:dN|:Nms|:Ns] (e.g. uci:/usr/games/fairy-stockfish:d1;
     /// a time sends `go movetime`), or for copenhagen
-    /// htp:PATH[:depthN|:Ns] (hnefatafl.org's engine, alpha-beta to depth
+    /// htp:PATH[:depthN|:dN|:Ns] (hnefatafl.org's engine, alpha-beta to depth
     /// N, default 4, or its Monte-Carlo AI for N seconds a move). A budget
-    /// in the spec is per move and wins over --nodes / --movetime. A
+    /// in the spec is per move and wins over --nodes / --movetime (under
+    /// --tc the clock wins over it, except for htp). A
     /// bundle spec may end in :int8 or :fp32, its network's precision
     /// (over --precision); :full spends every timed move's whole time (no
     /// early stop when the move cannot change), :noextend never thinks
@@ -74,7 +75,8 @@ pub struct MatchOptions {
     #[command(flatten)]
     pub budget: BudgetArgs,
     /// A real time control, `BASE+INC` in seconds (e.g. `60+0.6`; `BASE`
-    /// alone for no increment), instead of `--nodes`/`--movetime`: each
+    /// alone for no increment), instead of `--nodes`/`--movetime` and of
+    /// the budget a player spec names (htp keeps its own): each
     /// side has a clock of BASE, gains INC after each of its turns and
     /// loses when it runs out; players think by their clock (bundle and
     /// uct players spend a share of their time plus most of the increment,
