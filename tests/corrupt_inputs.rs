@@ -447,11 +447,7 @@ fn bad_bench_and_play_arguments_are_refused() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&read_only, permissions).unwrap();
     let read_only_str = read_only.to_str().unwrap();
-    let cases: [(&[&str], &str); 21] = [
-        (
-            &["bench", "--variant", "shakti", "--seconds", "nan"],
-            "--seconds",
-        ),
+    let cases: [(&[&str], &str); 20] = [
         (
             &["bench", "--variant", "shakti", "--config", losers_config],
             "config for variant losers, not shakti",
@@ -605,6 +601,26 @@ fn bad_bench_and_play_arguments_are_refused() {
             "branch_book is not supported with --store",
         ),
     ];
+    // Numbers that are not plain digits are refused by the command line
+    // parser itself, with its usage-error status 2.
+    for args in [
+        &["bench", "--variant", "shakti", "--seconds", "nan"][..],
+        &[
+            "match",
+            "random",
+            "greedy",
+            "--variant",
+            "losers",
+            "--games",
+            "+2",
+        ],
+        &["train", "--config", book_config, "--cpu-budget", "1e3"],
+    ] {
+        let out = lokizero(args);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("plain digits"), "{args:?}: {err}");
+    }
     for (args, expected) in cases {
         let out = lokizero(args);
         let err = stderr(&out);

@@ -45,14 +45,14 @@ pub struct BenchArgs {
     what: String,
     /// Seconds per measurement (self-play: at least three times this,
     /// rounded up to whole self-play calls, then the network-alone replay).
-    #[arg(long, default_value_t = 3.0)]
+    #[arg(long, default_value_t = 3.0, value_parser = super::plain_f64)]
     seconds: f64,
     /// Batch sizes for network inference.
     #[arg(long, default_value = "1,16,64,256", value_delimiter = ',')]
     batches: Vec<usize>,
     /// Self-play workers for `--what selfplay` (default: the config's
     /// `selfplay.workers`, as training uses).
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_int::<usize>)]
     workers: Option<usize>,
     /// Backend: cpu (burn flex; inference also timed on the fused path),
     /// ndarray, wgpu or cuda (each needs a build with that feature).
@@ -64,7 +64,7 @@ pub struct BenchArgs {
     train_backend: Option<String>,
     /// Batch size for `--what train` (default: the config's
     /// `[training] batch_size`).
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_int::<usize>)]
     train_batch: Option<usize>,
     /// Write the network input/output of a fixed batch of 4 positions as
     /// JSON (for the onnxruntime comparison in scripts/bench-onnx.sh).

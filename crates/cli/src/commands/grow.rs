@@ -27,12 +27,12 @@ pub struct GrowArgs {
     /// Residual blocks of the grown network (at least the source's; default
     /// the source's); new blocks go after the old ones and start as the
     /// identity.
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_int::<usize>)]
     blocks: Option<usize>,
     /// Filters of the grown network (at least the source's; default the
     /// source's); new channels start with random weights that nothing reads
     /// yet.
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_int::<usize>)]
     filters: Option<usize>,
     /// Add a moves-left head (Lc0's: predicted plies to the end, with which
     /// the search prefers sooner wins), predicting the same plies for every
@@ -40,7 +40,7 @@ pub struct GrowArgs {
     #[arg(long)]
     moves_left: bool,
     /// Seed of the new weights.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::plain_int::<u64>)]
     seed: u64,
 }
 

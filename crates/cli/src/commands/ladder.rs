@@ -19,7 +19,7 @@ pub struct LadderArgs {
     #[arg(required = true, num_args = 2..)]
     pub players: Vec<String>,
     /// Games per pair (both colours).
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 20, value_parser = super::plain_int::<usize>)]
     pub games: usize,
     /// Variant (needed when no player is a bundle; must match the bundles).
     #[arg(long)]
@@ -28,25 +28,25 @@ pub struct LadderArgs {
     #[arg(long)]
     pub out: PathBuf,
     /// Games played in parallel.
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = super::plain_int::<usize>)]
     pub concurrency: usize,
     #[command(flatten)]
     pub budget: BudgetArgs,
     /// Plies played by the players (after the random opening plies) after
     /// which a game is adjudicated a draw.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = super::plain_int::<u32>)]
     pub ply_cap: u32,
     /// Random opening plies (shared by the two games of a pair).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = super::plain_int::<u32>)]
     pub openings_random_plies: u32,
     /// Player (spec text) rated 0; default: `random` if present, else the mean is 0.
     #[arg(long)]
     pub anchor: Option<String>,
     /// Virtual draws added per pair that met (keeps 100 % scores finite; 0 = plain MLE).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, value_parser = super::plain_f64)]
     pub prior_draws: f64,
     /// Random seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::plain_int::<u64>)]
     pub seed: u64,
     /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
@@ -57,7 +57,7 @@ pub struct LadderArgs {
     pub viking_ini: Option<PathBuf>,
     /// Seconds an outside engine may take for one move before it forfeits
     /// the game [default: 30 for a uci: engine, 300 for an htp: engine].
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_f64)]
     pub uci_timeout: Option<f64>,
     #[command(flatten)]
     pub search: PlaySearchArgs,

@@ -43,10 +43,10 @@ pub struct MatchArgs {
 #[derive(Args, Debug)]
 pub struct MatchOptions {
     /// Maximum games (rounded up to colour-swapped pairs).
-    #[arg(long, default_value_t = 100)]
+    #[arg(long, default_value_t = 100, value_parser = super::plain_int::<usize>)]
     pub games: usize,
     /// Games played in parallel (at least 1).
-    #[arg(long, default_value_t = 2)]
+    #[arg(long, default_value_t = 2, value_parser = super::plain_int::<usize>)]
     pub concurrency: usize,
     /// SPRT `elo0,elo1,alpha,beta` with elo0 < elo1 (e.g. 0,10,0.05,0.05):
     /// stop as soon as it decides.
@@ -54,7 +54,7 @@ pub struct MatchOptions {
     pub sprt: Option<String>,
     /// Random plies from the start before the players take over (the two
     /// games of a pair share the opening).
-    #[arg(long, default_value_t = 4)]
+    #[arg(long, default_value_t = 4, value_parser = super::plain_int::<u32>)]
     pub openings_random_plies: u32,
     /// Opening book: a file of position texts, one per line (`#` comments);
     /// pair k starts from line k (cycling), then --openings-random-plies
@@ -86,13 +86,13 @@ pub struct MatchOptions {
     pub tc: Option<arena::TimeControl>,
     /// Plies played by the players (after the random opening plies) after
     /// which a game is adjudicated a draw.
-    #[arg(long, default_value_t = 300)]
+    #[arg(long, default_value_t = 300, value_parser = super::plain_int::<u32>)]
     pub ply_cap: u32,
     /// Variant (needed when neither player is a bundle).
     #[arg(long)]
     pub variant: Option<VariantId>,
     /// Random seed.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = 1, value_parser = super::plain_int::<u64>)]
     pub seed: u64,
     /// Backend for bundles: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
@@ -103,7 +103,7 @@ pub struct MatchOptions {
     pub viking_ini: Option<PathBuf>,
     /// Seconds an outside engine may take for one move before it forfeits
     /// the game [default: 30 for a uci: engine, 300 for an htp: engine].
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_f64)]
     pub uci_timeout: Option<f64>,
     #[command(flatten)]
     pub search: PlaySearchArgs,

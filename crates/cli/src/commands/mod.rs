@@ -94,6 +94,34 @@ pub fn dispatch(cli: Cli) -> anyhow::Result<()> {
     }
 }
 
+/// A whole number typed on the command line: plain digits
+/// ([`search::parse_plain_u64`]: no sign, point or exponent) that fit `T`.
+///
+/// # Errors
+/// A message naming the text.
+pub fn plain_int<T: TryFrom<u64>>(text: &str) -> anyhow::Result<T> {
+    let digits = !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    match search::parse_plain_u64(text) {
+        Some(n) => T::try_from(n).map_err(|_| anyhow::anyhow!("{text} is too large")),
+        None if digits => Err(anyhow::anyhow!("{text} is too large")),
+        None => Err(anyhow::anyhow!(
+            "expected a whole number in plain digits (no sign, point or exponent), got {text:?}"
+        )),
+    }
+}
+
+/// A non-negative decimal typed on the command line: plain digits with an
+/// optional fraction ([`search::parse_plain_seconds`]: `2`, `0.5`; no
+/// sign, exponent or `inf`).
+///
+/// # Errors
+/// A message naming the text.
+pub fn plain_f64(text: &str) -> anyhow::Result<f64> {
+    search::parse_plain_seconds(text).ok_or_else(|| {
+        anyhow::anyhow!("expected a number in plain digits such as 2 or 0.5 (no sign or exponent), got {text:?}")
+    })
+}
+
 /// The most CPU threads a command takes (`--threads`, UCI `Threads`).
 pub const MAX_THREADS: usize = 256;
 
@@ -184,4 +212,53 @@ pub fn check_output_file(path: &std::path::Path, option: &str) -> anyhow::Result
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::Parser;
+
+    #[test]
+    fn numbers_on_the_command_line_are_plain_digits() {
+        assert_eq!(plain_int::<u32>("300").unwrap(), 300);
+        for bad in ["+2", "-1", "1e2", "2.0", " 2", ""] {
+            let e = plain_int::<u32>(bad).unwrap_err().to_string();
+            assert!(e.contains("plain digits"), "{bad}: {e}");
+        }
+        for big in ["4294967296", "99999999999999999999"] {
+            let e = plain_int::<u32>(big).unwrap_err().to_string();
+            assert!(e.contains("too large"), "{big}: {e}");
+        }
+        assert_eq!(plain_f64("0.5").unwrap(), 0.5);
+        for bad in ["1e0", "+1", ".5", "inf", "-0.5"] {
+            assert!(plain_f64(bad).is_err(), "{bad}");
+        }
+        // Every such flag goes through them, defaults included.
+        let cli = |args: &[&str]| Cli::try_parse_from(args);
+        assert!(cli(&["lokizero", "match", "random", "random", "--games", "+2"]).is_err());
+        assert!(cli(&["lokizero", "match", "random", "random", "--games", "2"]).is_ok());
+        assert!(cli(&["lokizero", "ladder", "random", "greedy", "--out", "x"]).is_ok());
+        assert!(cli(&[
+            "lokizero",
+            "ladder",
+            "random",
+            "greedy",
+            "--out",
+            "x",
+            "--prior-draws",
+            "1e0"
+        ])
+        .is_err());
+        assert!(cli(&[
+            "lokizero",
+            "train",
+            "--config",
+            "c.toml",
+            "--cpu-budget",
+            "600"
+        ])
+        .is_ok());
+        assert!(cli(&["lokizero", "uci", "--threads", "0"]).is_err());
+    }
 }

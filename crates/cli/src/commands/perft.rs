@@ -17,7 +17,7 @@ pub struct PerftArgs {
     #[arg(long)]
     fen: Option<String>,
     /// Depth in whole turns (in atomic actions with --atomic).
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_int::<u32>)]
     depth: u32,
     /// Print one line `MOVE: COUNT` per legal root move, the move written as
     /// one token of docs/rules.md (e.g. loki `g:d4d6d6f6`); with --atomic,

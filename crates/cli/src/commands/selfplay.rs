@@ -23,11 +23,11 @@ pub struct SelfplayArgs {
     device: model::Backend,
     /// Stop after uploading this many chunks (default: when the run is
     /// finished).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = super::plain_int::<u64>)]
     max_chunks: Option<u64>,
     /// Seconds between looks at the store while there is nothing to do
     /// (no bundle yet).
-    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = super::plain_f64)]
     poll: f64,
     /// Hide progress bars.
     #[arg(long)]

@@ -41,16 +41,16 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     store: Option<String>,
     /// Most games held at once.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, default_value_t = 1000, value_parser = super::plain_int::<usize>)]
     max_games: usize,
     /// Most bot searches at once (default: one per core, at least 2).
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_int::<usize>)]
     max_searches: Option<usize>,
     /// Minutes after which an untouched game is dropped.
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = 30, value_parser = super::plain_int::<u64>)]
     idle_minutes: u64,
     /// Largest node budget a request may ask for.
-    #[arg(long, default_value_t = 100_000)]
+    #[arg(long, default_value_t = 100_000, value_parser = super::plain_int::<u32>)]
     max_nodes: u32,
     /// The budget of an analysis request that names none.
     #[command(flatten)]

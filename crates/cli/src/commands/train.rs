@@ -42,13 +42,13 @@ pub struct TrainArgs {
     #[arg(long)]
     selfplay_device: Option<model::Backend>,
     /// Override the number of generations of the config.
-    #[arg(long)]
+    #[arg(long, value_parser = super::plain_int::<u32>)]
     generations: Option<u32>,
     /// Stop once the run has used this many CPU-seconds in total (all
     /// threads; checked after each generation, so the last one completes).
     /// For comparing settings at equal compute. With --store: the trainer's
     /// CPU time plus what the workers report for the chunks it trained on.
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS", value_parser = super::plain_f64)]
     cpu_budget: Option<f64>,
     /// Start from this bundle (e.g. models/hnefatafl) instead of an
     /// untrained network: its generation number and training totals carry
@@ -71,12 +71,12 @@ pub struct TrainArgs {
     trainer_only: bool,
     /// With --store: seconds between listings of the store while no
     /// generation is due.
-    #[arg(long, default_value_t = 2.0, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 2.0, value_name = "SECONDS", value_parser = super::plain_f64)]
     poll: f64,
     /// With --store: seconds the trainer's lease lives without renewal (it
     /// is renewed every third of that); a second trainer is refused while
     /// it lives.
-    #[arg(long, default_value_t = 60, value_name = "SECONDS")]
+    #[arg(long, default_value_t = 60, value_name = "SECONDS", value_parser = super::plain_int::<u64>)]
     lease_ttl: u64,
     /// Serve the web lab on this address while the run trains (port 0
     /// picks a free one; the address is printed): the run's variant is
