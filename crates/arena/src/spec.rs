@@ -193,6 +193,13 @@ fn budget_like(tail: &str) -> bool {
         || tail.strip_prefix('d').is_some_and(numeric)
 }
 
+/// A whole number of at least 1 in plain digits that fits `T`.
+fn positive<T: TryFrom<u64>>(text: &str) -> Option<T> {
+    search::parse_plain_u64(text)
+        .filter(|&n| n >= 1)
+        .and_then(|n| T::try_from(n).ok())
+}
+
 /// An `htp:` tail: `Some(Some(ai))` for `depthN`/`dN` (1..=255) or `Ns`
 /// (whole seconds, at least 1), `Some(None)` for a malformed budget,
 /// `None` when the tail is part of the path.
@@ -204,15 +211,10 @@ fn htp_budget(tail: &str) -> Option<Option<HtpAi>> {
         .strip_prefix("depth")
         .or_else(|| tail.strip_prefix('d'));
     Some(match depth {
-        Some(d) => search::parse_plain_u64(d)
-            .and_then(|d| u8::try_from(d).ok())
-            .filter(|&d| d >= 1)
-            .map(|depth| HtpAi::Basic { depth }),
+        Some(d) => positive(d).map(|depth| HtpAi::Basic { depth }),
         None => tail
             .strip_suffix('s')
-            .and_then(search::parse_plain_u64)
-            .and_then(|s| u32::try_from(s).ok())
-            .filter(|&s| s >= 1)
+            .and_then(positive)
             .map(|seconds| HtpAi::MonteCarlo { seconds }),
     })
 }
@@ -226,12 +228,7 @@ fn uci_budget(tail: &str) -> Option<Option<String>> {
         return None;
     }
     if let Some(d) = tail.strip_prefix('d') {
-        return Some(
-            search::parse_plain_u64(d)
-                .and_then(|d| u32::try_from(d).ok())
-                .filter(|&d| d >= 1)
-                .map(|d| format!("go depth {d}")),
-        );
+        return Some(positive::<u32>(d).map(|d| format!("go depth {d}")));
     }
     Some(parse_budget(tail).map(|b| match b.time {
         Some(time) => format!("go movetime {}", time.as_millis().max(1)),

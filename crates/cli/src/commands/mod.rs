@@ -138,8 +138,8 @@ pub fn parse_threads_or_all(text: &str) -> anyhow::Result<usize> {
 }
 
 fn parse_threads(text: &str, min: usize) -> anyhow::Result<usize> {
-    search::parse_plain_u64(text)
-        .and_then(|n| usize::try_from(n).ok())
+    plain_int::<usize>(text)
+        .ok()
         .filter(|n| (min..=MAX_THREADS).contains(n))
         .ok_or_else(|| {
             anyhow::anyhow!("expected a whole number of threads from {min} to {MAX_THREADS}")
