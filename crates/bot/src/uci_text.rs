@@ -59,9 +59,12 @@ pub struct Go {
     pub inc: [Option<u64>; 2],
     /// `movestogo`.
     pub moves_to_go: Option<u32>,
-    /// `infinite` (or `ponder`, which this engine treats alike): search
-    /// until `stop`, and send `bestmove` only then.
+    /// `infinite`: search until `stop`, and send `bestmove` only then.
     pub infinite: bool,
+    /// `ponder`: search the position (the engine's expected reply played)
+    /// until `stop` or `ponderhit`; on `ponderhit` the clock given by this
+    /// `go` starts, and `bestmove` follows when its time is spent.
+    pub ponder: bool,
     /// The keywords given but not supported (`searchmoves`, `mate`), in
     /// order: the search ignores them, and an engine says so (`info
     /// string`).
@@ -117,7 +120,8 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
                 number(token)?;
                 go.ignored.push("mate");
             }
-            "infinite" | "ponder" => go.infinite = true,
+            "infinite" => go.infinite = true,
+            "ponder" => go.ponder = true,
             "searchmoves" => {
                 // Moves follow until the next keyword; not supported, skipped.
                 while tokens.peek().is_some_and(|t| !is_keyword(t)) {
@@ -285,6 +289,8 @@ mod tests {
         assert_eq!(parse_go("nodes 800").unwrap().nodes, Some(800));
         assert_eq!(parse_go("depth 12").unwrap().depth, Some(12));
         assert!(parse_go("infinite").unwrap().infinite);
+        let ponder = parse_go("ponder wtime 1000 btime 900").unwrap();
+        assert!(ponder.ponder && !ponder.infinite && !ponder.unbounded());
         assert_eq!(
             parse_go("searchmoves e2e4 mate 3 movetime 50")
                 .unwrap()

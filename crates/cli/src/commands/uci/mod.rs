@@ -106,8 +106,15 @@ struct PositionSpec {
 /// A search in progress.
 struct Running {
     stop: Arc<AtomicBool>,
-    /// The search only ends on `stop` (`go infinite` or no limit).
+    /// The search only ends on `stop` (`go infinite`, `go ponder` before
+    /// its `ponderhit`, or no limit).
     until_stop: bool,
+    /// While set, a search that ended keeps its `bestmove` until `stop`
+    /// (or a `ponderhit` clears it).
+    hold: Arc<AtomicBool>,
+    /// A `go ponder`'s budget for after `ponderhit` (its clock, nodes or
+    /// move time); `None` when not pondering or after `ponderhit`.
+    ponder: Option<search::Budget>,
     handle: JoinHandle<Bot>,
 }
 
@@ -202,7 +209,8 @@ impl Engine {
                 self.go(rest);
             }
             "stop" => self.finish_search(),
-            "ponderhit" | "debug" | "register" => {}
+            "ponderhit" => self.ponderhit(),
+            "debug" | "register" => {}
             "quit" => {
                 self.finish_search();
                 return false;
@@ -345,20 +353,62 @@ impl Engine {
                 budget = default.clone();
             }
         }
+        // Pondering searches until `stop` or `ponderhit`; the clock starts
+        // at `ponderhit`.
+        let ponder = go.ponder.then(|| {
+            let after = budget.clone();
+            budget.time = None;
+            budget.time_max = None;
+            after
+        });
         budget.stop = Some(stop.clone());
-        let wait_for_stop = go.infinite || (budget.nodes.is_none() && budget.time.is_none());
-        if wait_for_stop && !go.infinite && !go.unbounded() {
+        let wait_for_stop =
+            go.infinite || go.ponder || (budget.nodes.is_none() && budget.time.is_none());
+        let unbounded_after = ponder
+            .as_ref()
+            .is_some_and(|b| b.nodes.is_none() && b.time.is_none());
+        if (wait_for_stop && !go.infinite && !go.ponder && !go.unbounded()) || unbounded_after {
             self.say("info string go gives no limit for the side to move; searching until stop");
         }
+        let hold = Arc::new(AtomicBool::new(wait_for_stop));
         let out = self.out.clone();
-        let flag = stop.clone();
-        let handle =
-            std::thread::spawn(move || search_thread(bot, budget, wait_for_stop, flag, out));
+        let (flag, held) = (stop.clone(), hold.clone());
+        let expected_reply = self.options.ponder;
+        let handle = std::thread::spawn(move || {
+            search_thread(bot, budget, &held, &flag, expected_reply, out)
+        });
         self.search = Some(Running {
             stop,
             until_stop: wait_for_stop,
+            hold,
+            ponder,
             handle,
         });
+    }
+
+    /// `ponderhit`: the expected reply was played, so the pondering search
+    /// goes on as the `go` asked, its clock counted from now: it stops after
+    /// the move's time (Move Overhead kept; no early stop) or at its node
+    /// bound. Without a pondering search it does nothing (a GUI may send it
+    /// just after the search ended).
+    fn ponderhit(&mut self) {
+        let Some(running) = self.search.as_mut() else {
+            return;
+        };
+        let Some(after) = running.ponder.take() else {
+            return;
+        };
+        if let Some(time) = after.time {
+            let stop = running.stop.clone();
+            std::thread::spawn(move || {
+                std::thread::sleep(time);
+                stop.store(true, Ordering::Relaxed);
+            });
+        }
+        if after.time.is_some() || after.nodes.is_some() {
+            running.until_stop = false;
+            running.hold.store(false, Ordering::Relaxed);
+        }
     }
 
     /// The bot, loaded, with the current position and strength set.
@@ -383,26 +433,33 @@ impl Engine {
     }
 }
 
-/// Search, report, wait for `stop` when `go infinite` asked to, then send
-/// `bestmove`; hands the bot back.
+/// Search, report, wait while `hold` is set until `stop` (`go infinite`,
+/// `go ponder` before its `ponderhit`), then send `bestmove`, naming the
+/// expected reply (`ponder R`, the principal variation's second move) when
+/// `expected_reply` and the line has one; hands the bot back.
 fn search_thread(
     mut bot: Bot,
     budget: search::Budget,
-    wait_for_stop: bool,
-    stop: Arc<AtomicBool>,
+    hold: &AtomicBool,
+    stop: &AtomicBool,
+    expected_reply: bool,
     out: Out,
 ) -> Bot {
     let result =
         super::on_pool(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
-    if wait_for_stop {
-        while !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(5));
-        }
+    while hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(5));
     }
     match result {
         Ok(choice) => {
             send(&out, &info_line(&choice.info));
-            send(&out, &format!("bestmove {}", choice.mv));
+            let reply = match choice.info.pv.as_slice() {
+                [first, reply, ..] if expected_reply && *first == choice.mv => {
+                    format!(" ponder {reply}")
+                }
+                _ => String::new(),
+            };
+            send(&out, &format!("bestmove {}{reply}", choice.mv));
         }
         Err(e) => {
             send(&out, &format!("info string error: {e}"));

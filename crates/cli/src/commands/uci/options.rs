@@ -40,6 +40,10 @@ pub struct Options {
     /// `PolicyTemperature` in hundredths, `>= 1`
     /// ([`search::SearchConfig::policy_temperature`]).
     pub policy_temperature_centi: u32,
+    /// `Ponder`: the GUI may ask the engine to think on the opponent's
+    /// time (`go ponder`); `bestmove` then names the reply it expects
+    /// (`bestmove M ponder R`).
+    pub ponder: bool,
 }
 
 /// What a `setoption` changed.
@@ -54,6 +58,8 @@ pub enum Changed {
     /// `Nodes`, `Temperature`, `PolicyOnly`, `Move Overhead`, `Contempt`,
     /// `PolicyTemperature`.
     Strength,
+    /// `Ponder`.
+    Ponder,
 }
 
 impl Options {
@@ -69,6 +75,7 @@ impl Options {
             move_overhead_ms: 50,
             contempt_centi: (search::SearchConfig::for_play().contempt * 100.0).round() as u32,
             policy_temperature_centi: (search::PLAY_POLICY_TEMPERATURE * 100.0).round() as u32,
+            ponder: false,
         }
     }
 
@@ -112,6 +119,7 @@ impl Options {
                 "option name PolicyTemperature type spin default {} min 1 max {MAX_POLICY_TEMPERATURE_CENTI}",
                 self.policy_temperature_centi
             ),
+            format!("option name Ponder type check default {}", self.ponder),
         ]
     }
 
@@ -168,12 +176,12 @@ impl Options {
                 Ok(Changed::Strength)
             }
             "policyonly" => {
-                self.policy_only = match value.to_ascii_lowercase().as_str() {
-                    "true" => true,
-                    "false" => false,
-                    _ => anyhow::bail!("option PolicyOnly: expected true or false, got {value:?}"),
-                };
+                self.policy_only = check(value, "PolicyOnly")?;
                 Ok(Changed::Strength)
+            }
+            "ponder" => {
+                self.ponder = check(value, "Ponder")?;
+                Ok(Changed::Ponder)
             }
             "move overhead" => {
                 self.move_overhead_ms = spin(5000)?;
@@ -213,6 +221,15 @@ impl Options {
     }
 }
 
+/// The value of a `check` option: `true` or `false` (any case).
+fn check(value: &str, name: &str) -> anyhow::Result<bool> {
+    match value.to_ascii_lowercase().as_str() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => anyhow::bail!("option {name}: expected true or false, got {value:?}"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -236,6 +253,9 @@ mod tests {
         assert!(o.set("Nodes", "-1").is_err());
         assert!(o.set("Threads", "0").is_err());
         assert!(o.set("PolicyOnly", "maybe").is_err());
+        assert!(o.set("Ponder", "yes").is_err());
+        assert_eq!(o.set("ponder", "TRUE").unwrap(), Changed::Ponder);
+        assert!(o.ponder);
         assert!(o.set("Hash", "16").is_err());
         assert_eq!(o.search_config().policy_temperature, 1.6);
         o.set("Contempt", "30").unwrap();

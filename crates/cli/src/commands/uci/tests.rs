@@ -113,12 +113,74 @@ fn stop_before_the_first_simulation_still_plays_the_networks_move() {
     let limits = search::Budget::default().with_stop(stop.clone());
     let buffer = Arc::new(Mutex::new(Vec::new()));
     let out: Out = buffer.clone();
-    search_thread(load(), limits, true, stop, out);
+    search_thread(load(), limits, &AtomicBool::new(true), &stop, false, out);
     let lines = take_lines(&buffer);
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(field(&lines[0], "nodes"), Some("1"), "{lines:?}");
     assert!(field(&lines[0], "score").is_some(), "{lines:?}");
     assert_eq!(lines[1], format!("bestmove {one_node}"));
+}
+
+#[test]
+fn ponder_holds_bestmove_until_ponderhit_and_names_the_expected_reply() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("losers");
+    let device = model::device_from_name("cpu").unwrap();
+    bot::write_untrained_bundle(&dir, VariantId::Losers, 1, 8, 16, &device).unwrap();
+    let (mut engine, buffer) = engine(VariantId::Losers);
+    let bestmove = |lines: &[String]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("bestmove"))
+            .cloned()
+            .collect()
+    };
+    assert!(engine.handle(&format!(
+        "setoption name BundlePath value {}",
+        dir.display()
+    )));
+    assert!(engine.handle("uci"));
+    assert!(take_lines(&buffer).contains(&"option name Ponder type check default false".into()));
+    // Without the Ponder option, bestmove names no reply.
+    assert!(engine.handle("go nodes 40"));
+    engine.wait_search();
+    let plain = bestmove(&take_lines(&buffer));
+    assert_eq!(plain.len(), 1, "{plain:?}");
+    assert_eq!(plain[0].split(' ').count(), 2, "{plain:?}");
+    // With it, bestmove names the second move of the principal variation.
+    assert!(engine.handle("setoption name Ponder value true"));
+    assert!(engine.handle("go nodes 40"));
+    engine.wait_search();
+    let lines = take_lines(&buffer);
+    let pv_line = lines.iter().rev().find(|l| l.contains(" pv ")).unwrap();
+    let pv: Vec<&str> = pv_line.split(" pv ").nth(1).unwrap().split(' ').collect();
+    assert!(pv.len() >= 2, "{lines:?}");
+    assert_eq!(
+        bestmove(&lines),
+        [format!("bestmove {} ponder {}", pv[0], pv[1])]
+    );
+    // Pondering on the expected reply: a node-bounded search that ended,
+    // a clock and a move time all hold bestmove until ponderhit.
+    assert!(engine.handle(&format!("position startpos moves {} {}", pv[0], pv[1])));
+    for go in [
+        "go ponder nodes 20",
+        "go ponder wtime 300 btime 300",
+        "go ponder movetime 100",
+    ] {
+        assert!(engine.handle(go));
+        std::thread::sleep(Duration::from_millis(300));
+        assert!(bestmove(&take_lines(&buffer)).is_empty(), "{go}");
+        assert!(engine.handle("ponderhit"));
+        engine.wait_search();
+        assert_eq!(bestmove(&take_lines(&buffer)).len(), 1, "{go}");
+    }
+    // A ponder miss: `stop` ends the pondering search at once.
+    assert!(engine.handle("go ponder wtime 60000 btime 60000"));
+    assert!(engine.handle("stop"));
+    assert_eq!(bestmove(&take_lines(&buffer)).len(), 1);
+    // A late ponderhit, after the search ended, is ignored.
+    assert!(engine.handle("ponderhit"));
+    assert!(take_lines(&buffer).is_empty());
 }
 
 /// Loki, attackers to move, every move an exchange of two actions (their
@@ -164,7 +226,7 @@ fn go_nodes_is_the_budget_of_a_whole_loki_move() {
             let limits = search::Budget::nodes(nodes).with_stop(stop.clone());
             let buffer = Arc::new(Mutex::new(Vec::new()));
             let out: Out = buffer.clone();
-            bot = search_thread(bot, limits, false, stop, out);
+            bot = search_thread(bot, limits, &AtomicBool::new(false), &stop, false, out);
             let lines = take_lines(&buffer);
             let (last, infos) = lines.split_last().unwrap();
             let mv = last.strip_prefix("bestmove ").unwrap();
