@@ -194,3 +194,61 @@ fn evaluation_every_second_generation_skips_the_others() {
         assert!(!never.exists());
     }
 }
+
+/// `lokizero ladder --fixed 1`: the first player is the fixed ladder, the
+/// others play only it, and as bundles with a lineage they draw a learning
+/// curve (`curve.png`). A fixed ladder of no player, or of more than there
+/// are, is refused before any game.
+#[test]
+fn a_fixed_ladder_plays_a_gauntlet_and_draws_a_curve() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ladder");
+    let shakti = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/shakti");
+    let players: Vec<String> = [8, 16]
+        .iter()
+        .map(|n| format!("bundle:{}:{n}", shakti.display()))
+        .collect();
+    let ladder = |fixed: &str| {
+        Command::new(BIN)
+            .args([
+                "ladder",
+                "random",
+                &players[0],
+                &players[1],
+                "--fixed",
+                fixed,
+            ])
+            .args(["--games", "2", "--concurrency", "2", "--ply-cap", "40"])
+            .args(["--variant", "shakti", "--out", out.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let run = ladder("1");
+    assert!(
+        run.status.success(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("ladder.json")).unwrap()).unwrap();
+    let pairs: Vec<(u64, u64)> = json["pairs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["a"].as_u64().unwrap(), p["b"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(pairs, [(0, 1), (0, 2)], "the two bundles never meet");
+    let md = std::fs::read_to_string(out.join("ladder.md")).unwrap();
+    assert!(md.contains("A fixed ladder: the first 1 players"), "{md}");
+    let png = std::fs::read(out.join("curve.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    for bad in ["0", "4"] {
+        let refused = ladder(bad);
+        assert!(!refused.status.success(), "--fixed {bad}");
+        let err = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            err.contains(&format!("a fixed ladder of {bad} players among 3")),
+            "{err}"
+        );
+    }
+}

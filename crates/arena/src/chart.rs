@@ -242,6 +242,10 @@ const PALETTE: [RGBColor; 6] = [
 /// and a generation label.
 const MAX_LABELLED_POINTS: usize = 15;
 
+/// Widest 95 % interval (Elo) a learning curve's frame is sized to hold;
+/// the ends of wider ones are clipped to the frame.
+const MAX_FRAMED_INTERVAL: f64 = 600.0;
+
 /// Draw learning curves (Elo vs CPU-hours, one line per series with 95 %
 /// error bars and generation labels, a legend) as a PNG at `path`, written
 /// atomically. Points with a non-finite Elo or CPU time are left out; so is
@@ -269,15 +273,31 @@ pub fn draw_learning_curve(
         .filter(|(_, p)| !p.is_empty())
         .collect();
     let all = || lines.iter().flat_map(|(_, p)| p.iter());
-    // The range follows the points, not their intervals: ten-game matches
-    // have intervals of +-500 Elo and more, which would flatten the curve;
-    // interval ends outside are clipped to the frame.
-    let (lo, hi) = padded_range(all().map(|p| p.elo), 100.0);
+    // The range holds the points and every interval up to
+    // `MAX_FRAMED_INTERVAL` wide (40-game matches: about +-100 Elo); the
+    // wider ones of ten-game matches (+-500 Elo and more) would flatten
+    // the curve, so their ends outside the frame are clipped to it.
+    let framed = |p: &CurvePoint| p.upper - p.lower <= MAX_FRAMED_INTERVAL;
+    let (lo, hi) = padded_range(
+        all().flat_map(|p| {
+            let ends = framed(p).then_some([p.lower, p.upper]);
+            std::iter::once(p.elo).chain(ends.into_iter().flatten())
+        }),
+        100.0,
+    );
     // Long runs: intervals and generation labels on every `stride`-th
     // point only, so a hundred generations stay readable.
     let most = lines.iter().map(|(_, p)| p.len()).max().unwrap_or(0);
     let stride = most.div_ceil(MAX_LABELLED_POINTS).max(1);
     let x_max = all().map(|p| p.cpu_hours).fold(0.0f64, f64::max).max(1e-3) * 1.08;
+    // From 0 unless every point is far from it (a run carried on from a
+    // trained bundle): then from just before the first point.
+    let x_first = all().map(|p| p.cpu_hours).fold(f64::INFINITY, f64::min);
+    let x_min = if x_first > 0.5 * x_max {
+        x_first - 0.1 * (x_max - x_first)
+    } else {
+        0.0
+    };
     render_png(path, width, height, |root| {
         let e2s = |e: DrawingAreaErrorKind<_>| e.to_string();
         let mut chart = ChartBuilder::on(root)
@@ -285,7 +305,7 @@ pub fn draw_learning_curve(
             .margin(16)
             .x_label_area_size(50)
             .y_label_area_size(60)
-            .build_cartesian_2d(0.0f64..x_max, lo..hi)
+            .build_cartesian_2d(x_min..x_max, lo..hi)
             .map_err(e2s)?;
         chart
             .configure_mesh()

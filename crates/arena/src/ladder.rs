@@ -1,5 +1,7 @@
-//! Round-robin ladder: every pair of players plays a match, then all
-//! players are rated together by Bradley–Terry ([`crate::bradley_terry`]).
+//! Ladder: every pair of players plays a match (a round robin), or, with
+//! a fixed ladder ([`LadderSettings::fixed`]), every pair with at least one
+//! of its rungs (a gauntlet); then all players are rated together by
+//! Bradley–Terry ([`crate::bradley_terry`]).
 //! Writes `ladder.md` (tables), `ladder.png` (chart), `ladder.json` and the
 //! game records of every pair (`games/<i>-<j>.pgn|txt`) into one folder.
 
@@ -33,6 +35,12 @@ pub struct LadderSettings {
     pub prior_draws: f64,
     /// Player rated 0 (`None`: the mean is 0).
     pub anchor: Option<usize>,
+    /// The first this-many players are a fixed ladder: they play each
+    /// other and every other player, and the others play only them, so
+    /// the others (a run's generations, say) are each measured against the
+    /// same opponents in `fixed` matches instead of all `n - 1`. `None` (or
+    /// `n - 1` and above): a round robin.
+    pub fixed: Option<usize>,
     /// How the players searched (budget, contempt, policy temperature,
     /// rollout mix), one line for the report and `ladder.json`.
     pub player_settings: String,
@@ -76,6 +84,14 @@ pub enum LadderError {
     /// Fewer than two players.
     #[error("a ladder needs at least two players")]
     TooFewPlayers,
+    /// A fixed ladder of no player, or of more players than there are.
+    #[error("a fixed ladder of {fixed} players among {players}: expected 1 to {players}")]
+    BadFixed {
+        /// The size asked for.
+        fixed: usize,
+        /// The players.
+        players: usize,
+    },
     /// Writing an output file failed.
     #[error("writing {path}: {source}")]
     Io {
@@ -92,8 +108,8 @@ pub enum LadderError {
     Chart(#[from] ChartError),
 }
 
-/// Play the round robin and write the outputs into `out` (created).
-/// `progress` is told about each finished pair.
+/// Play the ladder's pairs ([`ladder_pairs`]) and write the outputs into
+/// `out` (created). `progress` is told about each finished pair.
 ///
 /// # Errors
 /// [`LadderError`].
@@ -104,9 +120,7 @@ pub fn run_ladder<G: Encode + Heuristic>(
     mut progress: impl FnMut(&str),
 ) -> Result<LadderResult, LadderError> {
     let n = players.len();
-    if n < 2 {
-        return Err(LadderError::TooFewPlayers);
-    }
+    let schedule = ladder_pairs(n, settings.fixed)?;
     let io = |path: &Path| {
         let path = path.to_path_buf();
         move |source| LadderError::Io { path, source }
@@ -117,69 +131,67 @@ pub fn run_ladder<G: Encode + Heuristic>(
     let start = G::start().to_text();
     let mut games = Vec::new();
     let mut pairs = Vec::new();
-    for a in 0..n {
-        for b in a + 1..n {
-            let (pa, pb) = (&players[a], &players[b]);
-            let match_settings = MatchSettings {
-                games: settings.games_per_pair,
-                concurrency: settings.concurrency,
-                ply_cap: settings.ply_cap,
-                time_control: None,
-                opening_plies: settings.opening_plies,
-                seed: settings.seed ^ ((a * n + b) as u64) << 20,
-                sprt: None,
-            };
-            let record = games_dir.join(format!("{a}-{b}.{ext}"));
-            let mut write_error = None;
-            let seed = settings.seed;
-            let report = run_match::<G, _, _>(
-                &match_settings,
-                |i| pa.make(seed ^ (i as u64) ^ ((a as u64) << 40)),
-                |i| pb.make(seed ^ (i as u64) ^ ((b as u64) << 40) ^ 0xB),
-                |r| {
-                    if let Err(e) =
-                        write_records(&record, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
-                    {
-                        write_error = Some(e);
-                    }
-                },
-            );
-            if let Some(e) = write_error {
-                return Err(io(&record)(e));
-            }
-            for g in &report.games {
-                let a_side = if g.a_first {
-                    rules::Player::First
-                } else {
-                    rules::Player::Second
-                };
-                let score_a = match g.result.winner {
-                    None => 0.5,
-                    Some(w) if w == a_side => 1.0,
-                    Some(_) => 0.0,
-                };
-                games.push(PairResult { a, b, score_a });
-            }
-            progress(&format!(
-                "{} vs {}: +{} ={} -{}{}",
-                pa.name(),
-                pb.name(),
-                report.wdl.wins,
-                report.wdl.draws,
-                report.wdl.losses,
-                if report.forfeits > 0 {
-                    format!(" ({} forfeits)", report.forfeits)
-                } else {
-                    String::new()
+    for (a, b) in schedule {
+        let (pa, pb) = (&players[a], &players[b]);
+        let match_settings = MatchSettings {
+            games: settings.games_per_pair,
+            concurrency: settings.concurrency,
+            ply_cap: settings.ply_cap,
+            time_control: None,
+            opening_plies: settings.opening_plies,
+            seed: settings.seed ^ ((a * n + b) as u64) << 20,
+            sprt: None,
+        };
+        let record = games_dir.join(format!("{a}-{b}.{ext}"));
+        let mut write_error = None;
+        let seed = settings.seed;
+        let report = run_match::<G, _, _>(
+            &match_settings,
+            |i| pa.make(seed ^ (i as u64) ^ ((a as u64) << 40)),
+            |i| pb.make(seed ^ (i as u64) ^ ((b as u64) << 40) ^ 0xB),
+            |r| {
+                if let Err(e) =
+                    write_records(&record, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
+                {
+                    write_error = Some(e);
                 }
-            ));
-            pairs.push(PairSummary {
-                a,
-                b,
-                wdl: report.wdl,
-                forfeits: report.forfeits,
-            });
+            },
+        );
+        if let Some(e) = write_error {
+            return Err(io(&record)(e));
         }
+        for g in &report.games {
+            let a_side = if g.a_first {
+                rules::Player::First
+            } else {
+                rules::Player::Second
+            };
+            let score_a = match g.result.winner {
+                None => 0.5,
+                Some(w) if w == a_side => 1.0,
+                Some(_) => 0.0,
+            };
+            games.push(PairResult { a, b, score_a });
+        }
+        progress(&format!(
+            "{} vs {}: +{} ={} -{}{}",
+            pa.name(),
+            pb.name(),
+            report.wdl.wins,
+            report.wdl.draws,
+            report.wdl.losses,
+            if report.forfeits > 0 {
+                format!(" ({} forfeits)", report.forfeits)
+            } else {
+                String::new()
+            }
+        ));
+        pairs.push(PairSummary {
+            a,
+            b,
+            wdl: report.wdl,
+            forfeits: report.forfeits,
+        });
     }
     let anchor = match settings.anchor {
         Some(i) => Anchor::Player(i),
@@ -224,6 +236,32 @@ pub fn run_ladder<G: Encode + Heuristic>(
     Ok(result)
 }
 
+/// The pairs `(a, b)`, `a < b`, that a ladder of `n` players plays, in
+/// order: all of them, or with a fixed ladder of `k` players
+/// ([`LadderSettings::fixed`]) those with `a < k`.
+///
+/// # Errors
+/// [`LadderError::TooFewPlayers`] for `n < 2`, [`LadderError::BadFixed`]
+/// for `k` = 0 or `k > n`.
+pub fn ladder_pairs(n: usize, fixed: Option<usize>) -> Result<Vec<(usize, usize)>, LadderError> {
+    if n < 2 {
+        return Err(LadderError::TooFewPlayers);
+    }
+    let k = match fixed {
+        Some(k) if k == 0 || k > n => {
+            return Err(LadderError::BadFixed {
+                fixed: k,
+                players: n,
+            })
+        }
+        Some(k) => k,
+        None => n,
+    };
+    Ok((0..k)
+        .flat_map(|a| (a + 1..n).map(move |b| (a, b)))
+        .collect())
+}
+
 /// The Markdown report: ratings sorted by Elo, then the pair results.
 pub fn markdown(result: &LadderResult, settings: &LadderSettings) -> String {
     let mut s = format!("# {} ladder\n\n", result.variant);
@@ -232,9 +270,16 @@ pub fn markdown(result: &LadderResult, settings: &LadderSettings) -> String {
         None => "mean = 0".into(),
     };
     s.push_str(&format!(
-        "Bradley–Terry maximum likelihood (Hunter 2004 MM), draws as half wins, \
+        "{}Bradley–Terry maximum likelihood (Hunter 2004 MM), draws as half wins, \
          {} virtual draws per pair, anchor {anchor}; 95 % intervals from the Fisher \
          information. {} games per pair, ply cap {}, {} random opening plies, seed {}.\n\n",
+        match settings.fixed {
+            Some(k) if k < result.names.len().saturating_sub(1) => format!(
+                "A fixed ladder: the first {k} players (below in the pair table) play \
+                 everyone, the others only them. "
+            ),
+            _ => String::new(),
+        },
         result.prior_draws,
         settings.games_per_pair.div_ceil(2) * 2,
         settings.ply_cap,
@@ -276,4 +321,32 @@ pub fn markdown(result: &LadderResult, settings: &LadderSettings) -> String {
     }
     s.push_str("\n![ratings](ladder.png)\n");
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fixed_ladder_plays_only_the_pairs_with_a_rung() {
+        let all = ladder_pairs(4, None).unwrap();
+        assert_eq!(all, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]);
+        assert_eq!(ladder_pairs(4, Some(4)).unwrap(), all);
+        assert_eq!(ladder_pairs(4, Some(3)).unwrap(), all);
+        assert_eq!(ladder_pairs(4, Some(1)).unwrap(), [(0, 1), (0, 2), (0, 3)]);
+        assert_eq!(
+            ladder_pairs(5, Some(2)).unwrap(),
+            [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)]
+        );
+        assert!(matches!(
+            ladder_pairs(1, None),
+            Err(LadderError::TooFewPlayers)
+        ));
+        for k in [0, 5] {
+            assert!(matches!(
+                ladder_pairs(4, Some(k)),
+                Err(LadderError::BadFixed { fixed, players: 4 }) if fixed == k
+            ));
+        }
+    }
 }

@@ -42,6 +42,14 @@ pub struct LadderArgs {
     /// Player (spec text) rated 0; default: `random` if present, else the mean is 0.
     #[arg(long)]
     pub anchor: Option<String>,
+    /// The first N players are a fixed ladder: they play each other and
+    /// every other player, the others play only them (a gauntlet, for
+    /// measuring a run's generations against the same opponents). When
+    /// every other player is a bundle, `curve.png` draws their Elo against
+    /// the CPU-hours of their lineage, a learning curve. Default: a round
+    /// robin.
+    #[arg(long, value_parser = super::plain_int::<usize>)]
+    pub fixed: Option<usize>,
     /// Virtual draws added per pair that met (keeps 100 % scores finite; 0 = plain MLE).
     #[arg(long, default_value_t = 1.0, value_parser = super::plain_f64)]
     pub prior_draws: f64,
@@ -115,6 +123,7 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         seed: args.seed,
         prior_draws: args.prior_draws,
         anchor,
+        fixed: args.fixed,
         player_settings: format!(
             "bundles search {} per move (root visits, or a time) unless their spec says otherwise, \
              contempt {}, policy temperature {}, rollout mix {}, solver {}, precision {}",
@@ -126,11 +135,57 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
             args.search.precision
         ),
     };
+    // Refused before any game is played.
+    arena::ladder::ladder_pairs(players.len(), args.fixed)?;
+    let curve = match args.fixed {
+        Some(k) => lineage_points::<G>(&args.players[k.min(args.players.len())..])?,
+        None => None,
+    };
     let result = run_ladder(&players, &settings, &args.out, |line| eprintln!("{line}"))?;
     print!("{}", arena::ladder::markdown(&result, &settings));
-    println!(
-        "\nwrote {}, ladder.png, ladder.json, games/",
-        args.out.join("ladder.md").display()
-    );
+    let mut wrote = "ladder.png, ladder.json, games/".to_string();
+    if let (Some(k), Some(points)) = (args.fixed, curve) {
+        let series = arena::chart::CurveSeries {
+            name: format!("the fixed ladder ({})", result.names[..k].join(", ")),
+            points: points
+                .into_iter()
+                .zip(&result.ratings[k..])
+                .map(|((generation, cpu_hours), r)| arena::chart::CurvePoint {
+                    generation,
+                    cpu_hours,
+                    elo: r.elo,
+                    lower: r.lower,
+                    upper: r.upper,
+                })
+                .collect(),
+        };
+        let path = args.out.join("curve.png");
+        let title = format!("{}: Bradley-Terry Elo vs CPU-hours", result.variant);
+        arena::chart::draw_learning_curve(&path, &title, &[series], 800, 480)?;
+        wrote.push_str(", curve.png");
+    }
+    println!("\nwrote {}, {wrote}", args.out.join("ladder.md").display());
     Ok(())
+}
+
+/// The generation and lineage CPU-hours of each of `specs` when every one
+/// is a bundle whose lineage records its CPU time (the points of a
+/// learning curve); `None` otherwise.
+///
+/// # Errors
+/// A bundle's `model.json` cannot be read.
+fn lineage_points<G: Encode>(specs: &[String]) -> Result<Option<Vec<(u32, f64)>>> {
+    let mut points = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let Ok(arena::spec::PlayerSpec::Bundle { path, .. }) = arena::spec::PlayerSpec::parse(spec)
+        else {
+            return Ok(None);
+        };
+        let meta = model::bundle::read_meta::<G>(&path)?;
+        match meta.lineage.and_then(|l| l.cpu_hours) {
+            Some(hours) => points.push((meta.generation, hours)),
+            None => return Ok(None),
+        }
+    }
+    Ok((!points.is_empty()).then_some(points))
 }
