@@ -239,7 +239,10 @@ fn a_fixed_ladder_plays_a_gauntlet_and_draws_a_curve() {
         .collect();
     assert_eq!(pairs, [(0, 1), (0, 2)], "the two bundles never meet");
     let md = std::fs::read_to_string(out.join("ladder.md")).unwrap();
-    assert!(md.contains("A fixed ladder: the first 1 players"), "{md}");
+    assert!(
+        md.contains("A fixed ladder: `random` plays everyone"),
+        "{md}"
+    );
     let png = std::fs::read(out.join("curve.png")).unwrap();
     assert_eq!(&png[1..4], b"PNG");
     for bad in ["0", "4"] {

@@ -274,6 +274,10 @@ pub fn markdown(result: &LadderResult, settings: &LadderSettings) -> String {
          {} virtual draws per pair, anchor {anchor}; 95 % intervals from the Fisher \
          information. {} games per pair, ply cap {}, {} random opening plies, seed {}.\n\n",
         match settings.fixed {
+            Some(1) if result.names.len() > 2 => format!(
+                "A fixed ladder: `{}` plays everyone, the others only it. ",
+                result.names[0]
+            ),
             Some(k) if k < result.names.len().saturating_sub(1) => format!(
                 "A fixed ladder: the first {k} players (below in the pair table) play \
                  everyone, the others only them. "

@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{anyhow, bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use arena::greedy::Heuristic;
 use arena::ladder::{run_ladder, LadderSettings};
 use arena::spec::PlayerFactory;
@@ -39,7 +39,8 @@ pub struct LadderArgs {
     /// Random opening plies (shared by the two games of a pair).
     #[arg(long, default_value_t = 4, value_parser = super::plain_int::<u32>)]
     pub openings_random_plies: u32,
-    /// Player (spec text) rated 0; default: `random` if present, else the mean is 0.
+    /// Player (spec text) rated 0; default: `random` if present, else with
+    /// --fixed the first player, else the mean is 0.
     #[arg(long)]
     pub anchor: Option<String>,
     /// The first N players are a fixed ladder: they play each other and
@@ -48,7 +49,7 @@ pub struct LadderArgs {
     /// every other player is a bundle, `curve.png` draws their Elo against
     /// the CPU-hours of their lineage, a learning curve. Default: a round
     /// robin.
-    #[arg(long, value_parser = super::plain_int::<usize>)]
+    #[arg(long, allow_negative_numbers = true, value_parser = super::plain_int::<usize>)]
     pub fixed: Option<usize>,
     /// Virtual draws added per pair that met (keeps 100 % scores finite; 0 = plain MLE).
     #[arg(long, default_value_t = 1.0, value_parser = super::plain_f64)]
@@ -113,7 +114,11 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
                 .position(|p| p.trim() == name.trim())
                 .ok_or_else(|| anyhow!("--anchor {name:?} is not one of the players"))?,
         ),
-        None => args.players.iter().position(|p| p.trim() == "random"),
+        None => args
+            .players
+            .iter()
+            .position(|p| p.trim() == "random")
+            .or(args.fixed.map(|_| 0)),
     };
     let settings = LadderSettings {
         games_per_pair: args.games,
@@ -144,9 +149,22 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
     let result = run_ladder(&players, &settings, &args.out, |line| eprintln!("{line}"))?;
     print!("{}", arena::ladder::markdown(&result, &settings));
     let mut wrote = "ladder.png, ladder.json, games/".to_string();
+    // A curve from an earlier ladder in the same folder would be stale.
+    let curve_path = args.out.join("curve.png");
+    if curve_path.exists() {
+        std::fs::remove_file(&curve_path)
+            .with_context(|| format!("removing the old {}", curve_path.display()))?;
+    }
+    if args.fixed.is_some_and(|k| k < players.len()) && curve.is_none() {
+        eprintln!("no curve.png: it needs every player after the fixed ones to be a bundle whose lineage records its CPU-hours");
+    }
     if let (Some(k), Some(points)) = (args.fixed, curve) {
+        let zero = anchor.map_or("the mean".to_string(), |i| result.names[i].clone());
         let series = arena::chart::CurveSeries {
-            name: format!("the fixed ladder ({})", result.names[..k].join(", ")),
+            name: format!(
+                "the fixed ladder ({}); Elo 0 = {zero}",
+                result.names[..k].join(", ")
+            ),
             points: points
                 .into_iter()
                 .zip(&result.ratings[k..])
@@ -159,9 +177,8 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
                 })
                 .collect(),
         };
-        let path = args.out.join("curve.png");
         let title = format!("{}: Bradley-Terry Elo vs CPU-hours", result.variant);
-        arena::chart::draw_learning_curve(&path, &title, &[series], 800, 480)?;
+        arena::chart::draw_learning_curve(&curve_path, &title, &[series], 800, 480)?;
         wrote.push_str(", curve.png");
     }
     println!("\nwrote {}, {wrote}", args.out.join("ladder.md").display());

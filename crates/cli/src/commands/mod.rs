@@ -45,8 +45,9 @@ enum Command {
     /// Match between two players (bundles, random, greedy, pure UCT, UCI
     /// engines): W/D/L, Elo with a 95 % interval, optional SPRT, records.
     Match(matches::MatchArgs),
-    /// Round robin between players, Bradley–Terry ratings with 95 %
-    /// intervals, ladder.md and ladder.png.
+    /// Round robin between players (or a gauntlet against a fixed ladder,
+    /// --fixed), Bradley–Terry ratings with 95 % intervals, ladder.md and
+    /// ladder.png (and a learning curve, curve.png).
     Ladder(ladder::LadderArgs),
     /// Count leaf nodes of the game tree in whole turns, or in atomic
     /// actions with --atomic (rules verification).
