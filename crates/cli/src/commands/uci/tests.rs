@@ -34,6 +34,16 @@ fn take_lines(buffer: &Arc<Mutex<Vec<u8>>>) -> Vec<String> {
         .collect()
 }
 
+/// An untrained 1 x 8 bundle of `variant` in a temporary folder (kept
+/// while the first value lives), its path and the CPU device.
+fn untrained(variant: VariantId) -> (tempfile::TempDir, PathBuf, burn::tensor::Device) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(variant.as_str());
+    let device = model::device_from_name("cpu").unwrap();
+    bot::write_untrained_bundle(&dir, variant, 1, 8, 16, &device).unwrap();
+    (tmp, dir, device)
+}
+
 #[test]
 fn a_rejected_position_is_reported_once() {
     // No bundle is loaded on this path: a rejected position needs none.
@@ -100,10 +110,7 @@ fn stop_before_the_first_simulation_still_plays_the_networks_move() {
     // `go infinite` then `stop` at once, made deterministic: the stop flag
     // is set before the search thread starts. The root is evaluated all
     // the same, so the move is the one a one-node search plays.
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("losers");
-    let device = model::device_from_name("cpu").unwrap();
-    bot::write_untrained_bundle(&dir, VariantId::Losers, 1, 8, 16, &device).unwrap();
+    let (_tmp, dir, device) = untrained(VariantId::Losers);
     let load = || Bot::load_for(VariantId::Losers, &dir, &device).unwrap();
     let one_node = load()
         .choose_move(&search::Budget::nodes(1), &mut |_| {})
@@ -123,10 +130,7 @@ fn stop_before_the_first_simulation_still_plays_the_networks_move() {
 
 #[test]
 fn ponder_holds_bestmove_until_ponderhit_and_names_the_expected_reply() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("losers");
-    let device = model::device_from_name("cpu").unwrap();
-    bot::write_untrained_bundle(&dir, VariantId::Losers, 1, 8, 16, &device).unwrap();
+    let (_tmp, dir, _) = untrained(VariantId::Losers);
     let (mut engine, buffer) = engine(VariantId::Losers);
     let bestmove = |lines: &[String]| -> Vec<String> {
         lines
@@ -214,10 +218,7 @@ fn whole_loki_moves(position: &str, moves: &[&str]) -> bool {
 
 #[test]
 fn go_nodes_is_the_budget_of_a_whole_loki_move() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("loki");
-    let device = model::device_from_name("cpu").unwrap();
-    bot::write_untrained_bundle(&dir, VariantId::Loki, 1, 8, 16, &device).unwrap();
+    let (_tmp, dir, device) = untrained(VariantId::Loki);
     let mut bot = Bot::load_for(VariantId::Loki, &dir, &device).unwrap();
     for position in [LOKI_TWO_TARGETS, LOKI_ONE_TARGET] {
         for nodes in [10, 100] {
