@@ -106,11 +106,9 @@ struct PositionSpec {
 /// A search in progress.
 struct Running {
     stop: Arc<AtomicBool>,
-    /// The search only ends on `stop` (`go infinite`, `go ponder` before
-    /// its `ponderhit`, or no limit).
-    until_stop: bool,
-    /// While set, a search that ended keeps its `bestmove` until `stop`
-    /// (or a `ponderhit` clears it).
+    /// While set, the search only ends on `stop` (`go infinite`, `go
+    /// ponder` before its `ponderhit`, or no limit), and a search that
+    /// ended keeps its `bestmove` until then.
     hold: Arc<AtomicBool>,
     /// A `go ponder`'s budget for after `ponderhit` (its clock, nodes or
     /// move time); `None` when not pondering or after `ponderhit`.
@@ -227,7 +225,7 @@ impl Engine {
     /// (so piped scripts work), stop one that would only end on `stop`.
     fn wait_search(&mut self) {
         if let Some(running) = &self.search {
-            if running.until_stop {
+            if running.hold.load(Ordering::Relaxed) {
                 running.stop.store(true, Ordering::Relaxed);
             }
         }
@@ -379,7 +377,6 @@ impl Engine {
         });
         self.search = Some(Running {
             stop,
-            until_stop: wait_for_stop,
             hold,
             ponder,
             handle,
@@ -406,7 +403,6 @@ impl Engine {
             });
         }
         if after.time.is_some() || after.nodes.is_some() {
-            running.until_stop = false;
             running.hold.store(false, Ordering::Relaxed);
         }
     }
