@@ -2,6 +2,7 @@
 //! position.
 
 use std::path::Path;
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 use burn::tensor::Device;
@@ -692,7 +693,18 @@ fn action_budget<G: BotGame>(
         } else {
             time
         };
-        part.time = Some(share.saturating_sub(started.elapsed()));
+        // A pondering move's time counts from its clock start: in full
+        // while that has not come (the action keeps waiting for it), and
+        // once it has, what is left from there.
+        let since = match budget.clock_start.as_deref().map(OnceLock::get) {
+            None => started.elapsed(),
+            Some(None) => Duration::ZERO,
+            Some(Some(at)) => {
+                part.clock_start = None;
+                at.elapsed()
+            }
+        };
+        part.time = Some(share.saturating_sub(since));
     }
     part
 }

@@ -7,7 +7,7 @@
 use std::fmt;
 use std::str::FromStr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use rules::Game;
@@ -52,6 +52,14 @@ pub struct Budget {
     /// within the time left; `None` (the default): a search stops at
     /// `time`.
     pub time_max: Option<Duration>,
+    /// A pondering search's clock (UCI `go ponder`): its [`Budget::time`]
+    /// and [`Budget::time_max`] count from the instant set here (at
+    /// `ponderhit`), not from the search's start. Until it is set no
+    /// deadline applies and there is no smart pruning, so the search goes
+    /// on to its node bound or its stop flag; from then on the time policy
+    /// is that of any timed search, with the visits gained since then as
+    /// its rate. `None` (the default): the time counts from the start.
+    pub clock_start: Option<Arc<OnceLock<Instant>>>,
 }
 
 /// A budget text that is not `N`, `Nms` or `Ns` with a value above zero.
@@ -96,6 +104,13 @@ impl Budget {
         self
     }
 
+    /// The same budget with its time counted from the instant `start` is
+    /// set to (see [`Budget::clock_start`]): a pondering search.
+    pub fn with_clock_start(mut self, start: Arc<OnceLock<Instant>>) -> Self {
+        self.clock_start = Some(start);
+        self
+    }
+
     /// The same budget with its node bound lowered to `cap` (at least 1),
     /// or set to it when there was none: a strength cap.
     pub fn capped(mut self, cap: Option<u32>) -> Self {
@@ -124,19 +139,23 @@ impl Budget {
 
     /// The running check of this budget over one search that started at
     /// `started` (its time policy).
+    /// With a [`Budget::clock_start`] the time counts from that instant
+    /// once it is set.
     pub fn stopper(&self, started: Instant) -> Stopper<'_> {
-        Stopper {
+        let mut stopper = Stopper {
             budget: self,
             started,
             first_visits: None,
-            deadline: self.time.map(|t| started + t),
-            deadline_max: self
-                .time
-                .zip(self.time_max)
-                .map(|(t, max)| started + max.max(t)),
+            deadline: None,
+            deadline_max: None,
+            clock_waits: self.clock_start.is_some(),
             last: None,
             step: Duration::ZERO,
+        };
+        if !stopper.clock_waits {
+            stopper.start_clock(started);
         }
+        stopper
     }
 }
 
@@ -238,15 +257,23 @@ impl fmt::Display for Budget {
         if self.full_time {
             f.write_str(" (full time)")?;
         }
+        if self.clock_start.is_some() {
+            f.write_str(" (pondering: the clock starts at ponderhit)")?;
+        }
         Ok(())
     }
 }
 
 impl PartialEq for Budget {
-    /// Equal bounds; stop flags are equal when both are absent or both are
-    /// the same flag.
+    /// Equal bounds; stop flags (and pondering clocks) are equal when both
+    /// are absent or both are the same flag.
     fn eq(&self, other: &Self) -> bool {
         let same_stop = match (&self.stop, &other.stop) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        };
+        let same_clock = match (&self.clock_start, &other.clock_start) {
             (None, None) => true,
             (Some(a), Some(b)) => Arc::ptr_eq(a, b),
             _ => false,
@@ -256,6 +283,7 @@ impl PartialEq for Budget {
             && self.full_time == other.full_time
             && self.time_max == other.time_max
             && same_stop
+            && same_clock
     }
 }
 
@@ -289,9 +317,15 @@ impl<G: Game> Mcts<G> {
 /// reaches its time with an unclear root ([`Mcts::root_unclear`]) goes on,
 /// step by step, until the root is clear or `time_max` comes (the same
 /// step prediction keeps it from overrunning `time_max`).
+///
+/// Pondering: with a [`Budget::clock_start`] all of the above counts from
+/// the instant it is set. A search that pondered on the expected reply
+/// then keeps its tree, and smart pruning may end it at once when that
+/// tree already settles the move.
 pub struct Stopper<'a> {
     budget: &'a Budget,
-    /// When the search started.
+    /// When the search's clock started (its start, or a pondering
+    /// search's [`Budget::clock_start`]).
     started: Instant,
     /// The root's visits at the first check (a reused subtree's).
     first_visits: Option<u32>,
@@ -300,6 +334,8 @@ pub struct Stopper<'a> {
     /// When the time runs out for a search whose root is unclear
     /// ([`Budget::time_max`]); at or after `deadline`.
     deadline_max: Option<Instant>,
+    /// A pondering search whose clock has not started: no deadline yet.
+    clock_waits: bool,
     /// When the previous check ran; `None` when the step since then is
     /// not measured (before the first check, after the root evaluation).
     last: Option<Instant>,
@@ -327,6 +363,13 @@ impl Stopper<'_> {
         if self.budget.stopped() {
             return true;
         }
+        // A pondering search: no deadline until its clock starts.
+        if self.clock_waits {
+            match self.budget.clock_start.as_deref().and_then(OnceLock::get) {
+                Some(&at) => self.start_clock(at),
+                None => return false,
+            }
+        }
         // Without a deadline the clock is not read at all.
         let Some(deadline) = self.deadline else {
             return false;
@@ -344,6 +387,21 @@ impl Stopper<'_> {
             };
         }
         !self.budget.full_time && self.move_is_settled(trees, now, deadline)
+    }
+
+    /// Count the time from `at`: the deadlines, and the rate of visits
+    /// smart pruning uses, measured from there.
+    fn start_clock(&mut self, at: Instant) {
+        self.clock_waits = false;
+        self.started = at;
+        self.first_visits = None;
+        self.last = None;
+        self.deadline = self.budget.time.map(|t| at + t);
+        self.deadline_max = self
+            .budget
+            .time
+            .zip(self.budget.time_max)
+            .map(|(t, max)| at + max.max(t));
     }
 
     /// One tree whose root's choice is unclear ([`Mcts::root_unclear`]).
@@ -437,6 +495,69 @@ mod tests {
             ..timed
         };
         assert_eq!(search(&full).0, 4000);
+    }
+
+    #[test]
+    fn a_pondering_search_counts_its_time_from_the_clock_start() {
+        use crate::toy::Subtract;
+        // `start_after`: when the clock starts (`None`: never). Returns the
+        // search's duration, its root visits, and the visits it made after
+        // it saw the clock started.
+        let search = |budget: Budget, start_after: Option<Duration>| {
+            let clock = Arc::new(OnceLock::new());
+            let budget = budget.with_clock_start(clock.clone());
+            let setter = clock.clone();
+            let hit = std::thread::spawn(move || {
+                if let Some(after) = start_after {
+                    std::thread::sleep(after);
+                    let _ = setter.set(Instant::now());
+                }
+            });
+            let mut tree = Mcts::new(Subtract::new(9), &SearchConfig::default());
+            let mut rng = StdRng::seed_from_u64(3);
+            let started = Instant::now();
+            let trees = std::slice::from_mut(&mut tree);
+            let mut at_start = None;
+            Batch::new(8).run(trees, &mut UniformEvaluator, &budget, &mut rng, |t| {
+                if clock.get().is_some() {
+                    at_start.get_or_insert(t[0].visits());
+                }
+                false
+            });
+            hit.join().unwrap();
+            let after = tree.visits() - at_start.unwrap_or(tree.visits());
+            (started.elapsed(), tree.visits(), after)
+        };
+        let wait = Duration::from_millis(400);
+        let time = Duration::from_millis(40);
+        // The whole time (no smart pruning): it runs its time from the
+        // clock start, however long it pondered before.
+        let full = Budget {
+            full_time: true,
+            ..Budget::time(time)
+        };
+        let (took, _, _) = search(full, Some(wait));
+        assert!(took >= wait + time / 2, "stopped before its time: {took:?}");
+        assert!(took < Duration::from_secs(10), "{took:?}");
+        // Smart pruning after the clock start: the tree pondering grew on
+        // pile 9 settles the move (the winning take leads by more visits
+        // than 40 ms can bring), so the search ends a few steps after the
+        // clock starts instead of running its time.
+        let (took, visits, after) = search(Budget::time(time), Some(wait));
+        assert!(took >= wait, "stopped before its clock started: {took:?}");
+        assert!(
+            after < 2000,
+            "not cut short: {after} of {visits} visits after the clock start"
+        );
+        // A node bound ends it while it ponders.
+        let (_, visits, _) = search(
+            Budget {
+                nodes: Some(50),
+                ..Budget::time(Duration::from_secs(60))
+            },
+            None,
+        );
+        assert_eq!(visits, 50);
     }
 
     #[test]

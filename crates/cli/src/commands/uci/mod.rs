@@ -17,9 +17,9 @@ mod tests;
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use bot::{centipawns, wdl_permille, Bot, SearchInfo};
@@ -110,9 +110,10 @@ struct Running {
     /// ponder` before its `ponderhit`, or no limit), and a search that
     /// ended keeps its `bestmove` until then.
     hold: Arc<AtomicBool>,
-    /// A `go ponder`'s budget for after `ponderhit` (its clock, nodes or
-    /// move time); `None` when not pondering or after `ponderhit`.
-    ponder: Option<search::Budget>,
+    /// A `go ponder`'s clock, started at `ponderhit`, and whether its `go`
+    /// gave a bound (a clock, nodes or a move time) that ends the search
+    /// after that; `None` when not pondering or after `ponderhit`.
+    ponder: Option<(Arc<OnceLock<Instant>>, bool)>,
     handle: JoinHandle<Bot>,
 }
 
@@ -351,20 +352,17 @@ impl Engine {
                 budget = default.clone();
             }
         }
+        let bounded = budget.nodes.is_some() || budget.time.is_some();
         // Pondering searches until `stop` or `ponderhit`; the clock starts
-        // at `ponderhit`.
+        // at `ponderhit` (the search's time policy counts from there).
         let ponder = go.ponder.then(|| {
-            let after = budget.clone();
-            budget.time = None;
-            budget.time_max = None;
-            after
+            let clock = Arc::new(OnceLock::new());
+            budget.clock_start = Some(clock.clone());
+            (clock, bounded)
         });
         budget.stop = Some(stop.clone());
-        let wait_for_stop =
-            go.infinite || go.ponder || (budget.nodes.is_none() && budget.time.is_none());
-        let unbounded_after = ponder
-            .as_ref()
-            .is_some_and(|b| b.nodes.is_none() && b.time.is_none());
+        let wait_for_stop = go.infinite || go.ponder || !bounded;
+        let unbounded_after = go.ponder && !bounded;
         if (wait_for_stop && !go.infinite && !go.ponder && !go.unbounded()) || unbounded_after {
             self.say("info string go gives no limit for the side to move; searching until stop");
         }
@@ -384,25 +382,21 @@ impl Engine {
     }
 
     /// `ponderhit`: the expected reply was played, so the pondering search
-    /// goes on as the `go` asked, its clock counted from now: it stops after
-    /// the move's time (Move Overhead kept; no early stop) or at its node
-    /// bound. Without a pondering search it does nothing (a GUI may send it
-    /// just after the search ended).
+    /// goes on as the `go` asked, its clock counted from now: the time
+    /// policy of any timed search (smart pruning on the tree pondering
+    /// grew, a longer think on an unclear root, Move Overhead kept) or its
+    /// node bound ends it. Without a pondering search it does nothing (a
+    /// GUI may send it just after the search ended).
     fn ponderhit(&mut self) {
         let Some(running) = self.search.as_mut() else {
             return;
         };
-        let Some(after) = running.ponder.take() else {
+        let Some((clock, bounded)) = running.ponder.take() else {
             return;
         };
-        if let Some(time) = after.time {
-            let stop = running.stop.clone();
-            std::thread::spawn(move || {
-                std::thread::sleep(time);
-                stop.store(true, Ordering::Relaxed);
-            });
-        }
-        if after.time.is_some() || after.nodes.is_some() {
+        // Set once: this search's only ponderhit.
+        let _ = clock.set(Instant::now());
+        if bounded {
             running.hold.store(false, Ordering::Relaxed);
         }
     }
