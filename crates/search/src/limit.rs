@@ -60,6 +60,14 @@ pub struct Budget {
     /// is that of any timed search, with the visits gained since then as
     /// its rate. `None` (the default): the time counts from the start.
     pub clock_start: Option<Arc<OnceLock<Instant>>>,
+    /// The most memory the searched trees may hold together, in bytes
+    /// ([`Mcts::memory_bytes`], the arenas' allocations; lc0's
+    /// `RamLimitMb`): the search stops once they reach it, as if at a node
+    /// bound. A search without a node or time bound (UCI `go infinite`,
+    /// `go ponder`) grows its tree by about 32 bytes per child of every
+    /// position it evaluates (1-4 KB per visit on these boards) and would
+    /// otherwise run out of memory. `None` (the default): no bound.
+    pub tree_bytes: Option<u64>,
 }
 
 /// A budget text that is not `N`, `Nms` or `Ns` with a value above zero.
@@ -282,6 +290,7 @@ impl PartialEq for Budget {
             && self.time == other.time
             && self.full_time == other.full_time
             && self.time_max == other.time_max
+            && self.tree_bytes == other.tree_bytes
             && same_stop
             && same_clock
     }
@@ -345,7 +354,8 @@ pub struct Stopper<'a> {
 
 impl Stopper<'_> {
     /// Whether the search of `trees` stops now: every tree reached the node
-    /// bound, the stop flag is set, or the next step would overrun the
+    /// bound, the stop flag is set, the trees reached
+    /// [`Budget::tree_bytes`], or the next step would overrun the
     /// deadline. A tree whose root is not evaluated yet keeps the search
     /// going for that one step, stop flag and deadline notwithstanding.
     pub fn should_stop<G: Game>(&mut self, trees: &[Mcts<G>]) -> bool {
@@ -362,6 +372,11 @@ impl Stopper<'_> {
         }
         if self.budget.stopped() {
             return true;
+        }
+        if let Some(max) = self.budget.tree_bytes {
+            if trees.iter().map(Mcts::memory_bytes).sum::<u64>() >= max {
+                return true;
+            }
         }
         // A pondering search: no deadline until its clock starts.
         if self.clock_waits {
@@ -452,7 +467,7 @@ mod tests {
 
     use super::*;
     use crate::toy::TicTacToe;
-    use crate::{Batch, SearchConfig, UniformEvaluator};
+    use crate::{Batch, SearchConfig, UniformEvaluator, NODE_BYTES};
 
     /// Run `limit` on a fresh tic-tac-toe tree (8 leaves per step);
     /// `(steps, root visits)`.
@@ -558,6 +573,29 @@ mod tests {
             None,
         );
         assert_eq!(visits, 50);
+    }
+
+    #[test]
+    fn a_search_stops_at_its_memory_bound() {
+        let mut tree = Mcts::new(TicTacToe::start(), &SearchConfig::default());
+        let budget = Budget {
+            tree_bytes: Some(4096),
+            ..Budget::nodes(100_000)
+        };
+        let (_, visits) = run(&budget, &mut tree);
+        assert!(
+            visits < 100_000,
+            "not stopped by its memory: {visits} visits"
+        );
+        assert!(tree.memory_bytes() >= 4096);
+        // One step before it, the tree was below the bound: a step adds
+        // at most 8 expansions of 9 children and the arena doubles.
+        let step = (8 * 9 * (NODE_BYTES + 1)) as u64;
+        assert!(
+            tree.memory_bytes() < 2 * (4096 + step),
+            "{}",
+            tree.memory_bytes()
+        );
     }
 
     #[test]

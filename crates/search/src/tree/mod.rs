@@ -288,6 +288,16 @@ impl<G: Game> Mcts<G> {
         self.nodes.len()
     }
 
+    /// Bytes the tree's arena holds: its allocated node slots (32 bytes
+    /// each, [`crate::NODE_BYTES`]) and action slots. The arena grows by
+    /// doubling, so this is up to twice what its nodes use. What a
+    /// [`crate::Budget::tree_bytes`] bound is checked against.
+    pub fn memory_bytes(&self) -> u64 {
+        let nodes = self.nodes.capacity() * size_of::<Node>();
+        let actions = self.actions.capacity() * size_of::<G::Action>();
+        (nodes + actions) as u64
+    }
+
     /// Number of leaves collected by [`Mcts::select_leaves`] and not yet applied.
     pub fn num_pending(&self) -> usize {
         self.pending_nodes.len()

@@ -341,8 +341,27 @@ impl Engine {
                 "info string game over: {}",
                 bot::describe_outcome(&outcome)
             ));
-            self.bot = Some(bot);
-            return self.say("bestmove (none)");
+            if !(go.infinite || go.ponder) {
+                self.bot = Some(bot);
+                return self.say("bestmove (none)");
+            }
+            // `go infinite` and `go ponder` answer only on `stop` (or
+            // `ponderhit`), even with nothing to search.
+            let (stop, hold) = (Arc::default(), Arc::new(AtomicBool::new(true)));
+            let (flag, held, out) = (Arc::clone(&stop), Arc::clone(&hold), self.out.clone());
+            let handle = std::thread::spawn(move || {
+                wait_while_held(&held, &flag);
+                send(&out, "bestmove (none)");
+                bot
+            });
+            let ponder = go.ponder.then(|| (Arc::default(), true));
+            self.search = Some(Running {
+                stop,
+                hold,
+                ponder,
+                handle,
+            });
+            return;
         }
         let stop = Arc::new(AtomicBool::new(false));
         let overhead = Duration::from_millis(self.options.move_overhead_ms);
@@ -361,6 +380,7 @@ impl Engine {
             (clock, bounded)
         });
         budget.stop = Some(stop.clone());
+        budget.tree_bytes = self.options.tree_bytes();
         let wait_for_stop = go.infinite || go.ponder || !bounded;
         let unbounded_after = go.ponder && !bounded;
         if (wait_for_stop && !go.infinite && !go.ponder && !go.unbounded()) || unbounded_after {
@@ -437,9 +457,13 @@ fn search_thread(
 ) -> Bot {
     let result =
         super::on_pool(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
-    while hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
-        std::thread::sleep(Duration::from_millis(5));
+    if hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+        send(
+            &out,
+            "info string the search reached its node bound or RamLimitMb; bestmove waits for stop or ponderhit",
+        );
     }
+    wait_while_held(hold, stop);
     match result {
         Ok(choice) => {
             send(&out, &info_line(&choice.info));
@@ -457,6 +481,13 @@ fn search_thread(
         }
     }
     bot
+}
+
+/// Wait while `hold` is set and `stop` is not.
+fn wait_while_held(hold: &AtomicBool, stop: &AtomicBool) {
+    while hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+        std::thread::sleep(Duration::from_millis(5));
+    }
 }
 
 /// Run the engine on stdin/stdout until `quit` or end of input.

@@ -16,6 +16,10 @@ pub const MAX_TEMPERATURE_CENTI: u32 = 1000;
 pub const MAX_CONTEMPT_CENTI: u32 = 99;
 /// Largest `PolicyTemperature` value offered (hundredths: 1000 = 10).
 pub const MAX_POLICY_TEMPERATURE_CENTI: u32 = 1000;
+/// Default `RamLimitMb`: the search tree's memory, in MiB.
+pub const DEFAULT_RAM_LIMIT_MB: u64 = 4096;
+/// Largest `RamLimitMb` value offered (1 TiB).
+pub const MAX_RAM_LIMIT_MB: u64 = 1 << 20;
 
 /// Option values.
 #[derive(Clone, Debug, PartialEq)]
@@ -44,6 +48,10 @@ pub struct Options {
     /// time (`go ponder`); `bestmove` then names the reply it expects
     /// (`bestmove M ponder R`).
     pub ponder: bool,
+    /// `RamLimitMb`: the most memory the search tree may hold, in MiB
+    /// ([`search::Budget::tree_bytes`], lc0's option of that name); a
+    /// search reaching it ends as at a node bound. 0 = no limit.
+    pub ram_limit_mb: u64,
 }
 
 /// What a `setoption` changed.
@@ -56,7 +64,7 @@ pub enum Changed {
     /// `Threads`.
     Threads,
     /// `Nodes`, `Temperature`, `PolicyOnly`, `Move Overhead`, `Contempt`,
-    /// `PolicyTemperature`.
+    /// `PolicyTemperature`, `RamLimitMb`.
     Strength,
     /// `Ponder`.
     Ponder,
@@ -76,6 +84,7 @@ impl Options {
             contempt_centi: (search::SearchConfig::for_play().contempt * 100.0).round() as u32,
             policy_temperature_centi: (search::PLAY_POLICY_TEMPERATURE * 100.0).round() as u32,
             ponder: false,
+            ram_limit_mb: DEFAULT_RAM_LIMIT_MB,
         }
     }
 
@@ -120,6 +129,10 @@ impl Options {
                 self.policy_temperature_centi
             ),
             format!("option name Ponder type check default {}", self.ponder),
+            format!(
+                "option name RamLimitMb type spin default {} min 0 max {MAX_RAM_LIMIT_MB}",
+                self.ram_limit_mb
+            ),
         ]
     }
 
@@ -191,6 +204,10 @@ impl Options {
                 self.contempt_centi = spin(u64::from(MAX_CONTEMPT_CENTI))? as u32;
                 Ok(Changed::Strength)
             }
+            "ramlimitmb" => {
+                self.ram_limit_mb = spin(MAX_RAM_LIMIT_MB)?;
+                Ok(Changed::Strength)
+            }
             "policytemperature" => {
                 self.policy_temperature_centi =
                     spin_from(1, u64::from(MAX_POLICY_TEMPERATURE_CENTI))? as u32;
@@ -209,6 +226,12 @@ impl Options {
             policy_temperature: self.policy_temperature_centi as f32 / 100.0,
             ..search::SearchConfig::for_play()
         }
+    }
+
+    /// The bound on the search tree's memory these options ask for, in
+    /// bytes (`RamLimitMb`; `None` for 0).
+    pub fn tree_bytes(&self) -> Option<u64> {
+        (self.ram_limit_mb > 0).then_some(self.ram_limit_mb << 20)
     }
 
     /// The strength these options ask for.
@@ -257,6 +280,12 @@ mod tests {
         assert_eq!(o.set("ponder", "TRUE").unwrap(), Changed::Ponder);
         assert!(o.ponder);
         assert!(o.set("Hash", "16").is_err());
+        assert_eq!(o.tree_bytes(), Some(DEFAULT_RAM_LIMIT_MB << 20));
+        o.set("RamLimitMb", "0").unwrap();
+        assert_eq!(o.tree_bytes(), None);
+        o.set("ramlimitmb", "64").unwrap();
+        assert_eq!(o.tree_bytes(), Some(64 << 20));
+        assert!(o.set("RamLimitMb", "-1").is_err());
         assert_eq!(o.search_config().policy_temperature, 1.6);
         o.set("Contempt", "30").unwrap();
         o.set("PolicyTemperature", "250").unwrap();

@@ -187,6 +187,63 @@ fn ponder_holds_bestmove_until_ponderhit_and_names_the_expected_reply() {
     assert!(take_lines(&buffer).is_empty());
 }
 
+#[test]
+fn go_infinite_stops_at_ram_limit_and_a_finished_game_holds_bestmove_while_pondering() {
+    let (_tmp, dir, _) = untrained(VariantId::Losers);
+    let (mut engine, buffer) = engine(VariantId::Losers);
+    let bestmoves = |lines: &[String]| lines.iter().filter(|l| l.starts_with("bestmove")).count();
+    assert!(engine.handle(&format!(
+        "setoption name BundlePath value {}",
+        dir.display()
+    )));
+    assert!(engine.handle("uci"));
+    assert!(take_lines(&buffer).contains(&format!(
+        "option name RamLimitMb type spin default {} min 0 max {}",
+        options::DEFAULT_RAM_LIMIT_MB,
+        options::MAX_RAM_LIMIT_MB
+    )));
+    // One MiB holds a few hundred losers positions' children: the search
+    // ends there, says so, and keeps bestmove for `stop`.
+    assert!(engine.handle("setoption name RamLimitMb value 1"));
+    assert!(engine.handle("position startpos"));
+    assert!(engine.handle("go infinite"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut lines = Vec::new();
+    while !lines.iter().any(|l: &String| l.contains("RamLimitMb")) {
+        assert!(Instant::now() < deadline, "{lines:?}");
+        std::thread::sleep(Duration::from_millis(20));
+        lines.extend(take_lines(&buffer));
+    }
+    assert_eq!(bestmoves(&lines), 0, "{lines:?}");
+    assert!(engine.handle("stop"));
+    engine.wait_search();
+    assert_eq!(bestmoves(&take_lines(&buffer)), 1);
+    // A finished game: `go ponder` and `go infinite` answer on ponderhit
+    // or stop only, `go movetime` at once.
+    // docs/rules.md §1: White has a bare king and has won.
+    let mated = "position fen 4k3/8/8/8/8/8/4r3/4K3 w - - 0 1";
+    assert!(engine.handle(mated));
+    for (go, release) in [
+        ("go ponder movetime 100", "ponderhit"),
+        ("go infinite", "stop"),
+    ] {
+        assert!(engine.handle(go));
+        std::thread::sleep(Duration::from_millis(100));
+        let held = take_lines(&buffer);
+        assert!(
+            held.iter().any(|l| l.starts_with("info string game over")),
+            "{held:?}"
+        );
+        assert_eq!(bestmoves(&held), 0, "{go}: {held:?}");
+        assert!(engine.handle(release));
+        engine.wait_search();
+        assert_eq!(take_lines(&buffer), ["bestmove (none)"], "{go}");
+    }
+    assert!(engine.handle("go movetime 100"));
+    engine.wait_search();
+    assert!(take_lines(&buffer).contains(&"bestmove (none)".to_string()));
+}
+
 /// Loki, attackers to move, every move an exchange of two actions (their
 /// boxed-in Trickster a2 or soldier b1 for the soldier c9 or h9).
 const LOKI_TWO_TARGETS: &str = "11/11/2S4S3/11/11/5K5/11/11/T10/tT9/1sT8 a 1000/0000 -";
