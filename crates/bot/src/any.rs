@@ -85,6 +85,12 @@ impl Bot {
         each!(self, b => b.set_tree_reuse(on))
     }
 
+    /// Cut the kept tree down to the subtree after the last move (see
+    /// [`GameBot::settle_tree`]): call it once the move is answered.
+    pub fn settle_tree(&mut self) {
+        each!(self, b => b.settle_tree())
+    }
+
     /// Overlap the network's evaluation with the tree work (see
     /// [`GameBot::set_pipeline`]; off by default).
     pub fn set_pipeline(&mut self, on: bool) {

@@ -111,8 +111,13 @@ pub struct GameBot<G: BotGame, E: Evaluator<G> = NetPlayoutEvaluator<G>> {
     pipeline: bool,
     game: G,
     rng: StdRng,
-    /// The subtree after this bot's last move (with tree reuse).
+    /// The tree of this bot's last move (with tree reuse): its subtree
+    /// after the move once [`GameBot::settle_tree`] played `kept_advance`
+    /// in it.
     kept: Option<Mcts<G>>,
+    /// The last action of the last move, not yet played in `kept`: the
+    /// subtree is cut out after the move is answered, off the clock.
+    kept_advance: Option<G::Action>,
     /// The actions of the last chosen move not yet handed out by
     /// [`GameBot::next_action`], and the position they start from.
     pending: Option<(G, Vec<G::Action>)>,
@@ -187,6 +192,7 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
             game: G::start(),
             rng: StdRng::seed_from_u64(0),
             kept: None,
+            kept_advance: None,
             pending: None,
         }
     }
@@ -287,9 +293,23 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         self.rng = StdRng::seed_from_u64(seed);
     }
 
+    /// Cut the kept tree down to the subtree after the last move (tree
+    /// reuse): a copy of that subtree, which after a long search or a
+    /// ponder can take a good part of a second, so a frontend calls it
+    /// once the move is answered (the UCI engine after `bestmove`); the
+    /// next search does it otherwise. Nothing to do without a kept tree.
+    pub fn settle_tree(&mut self) {
+        if let (Some(action), Some(tree)) = (self.kept_advance.take(), self.kept.as_mut()) {
+            if tree.advance(action).is_err() {
+                self.kept = None;
+            }
+        }
+    }
+
     /// The tree to search `game` from: the kept subtree when `game` is its
     /// root or one action past it, an empty tree otherwise.
     fn tree_for(&mut self, game: &G) -> Mcts<G> {
+        self.settle_tree();
         if let Some(mut tree) = self.kept.take() {
             if let Some(reply) = reply_to(tree.root_state(), game) {
                 if reply.is_none_or(|a| tree.advance(a).is_ok()) {
@@ -499,6 +519,8 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         let mut used = 0u32;
         let mut wdl: Option<Wdl> = None;
         let mut tree: Option<Mcts<G>> = None;
+        // The action chosen last, not yet played in `tree`.
+        let mut last: Option<G::Action> = None;
         let mut next_report = started + interval;
         loop {
             let legal = game.legal_vec();
@@ -539,9 +561,8 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
                 let action = t
                     .choose_action(self.strength.temperature, &mut self.rng)
                     .unwrap_or(legal[0]);
-                if t.advance(action).is_ok() {
-                    tree = Some(t);
-                }
+                tree = Some(t);
+                last = Some(action);
                 action
             };
             actions.push(action);
@@ -549,14 +570,33 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
             if !game.mid_turn() || game.outcome().is_some() || game.side_to_move() != side {
                 break;
             }
+            // The turn goes on: its next action searches the subtree, cut
+            // out of the tree unless the copy would eat the move's time.
+            if let (Some(t), Some(action)) = (tree.take(), last.take()) {
+                let left = budget
+                    .time
+                    .map(|time| time.saturating_sub(clock_elapsed(&budget, started)));
+                if left.is_some_and(|left| reroot_estimate(&t) > left / 4) {
+                    free_elsewhere(t);
+                } else {
+                    let mut t = t;
+                    if t.advance(action).is_ok() {
+                        tree = Some(t);
+                    }
+                }
+            }
         }
         // The move, then the line its search expects after it.
         let mut pv = vec![start.move_text(&actions)];
-        if let Some(t) = &tree {
-            let after = t.principal_variation(MAX_PV.saturating_sub(actions.len()));
+        if let (Some(t), Some(action)) = (&tree, last) {
+            let after = t.principal_variation_after(action, MAX_PV.saturating_sub(actions.len()));
             pv.extend(moves_of_line(&game, &after));
         }
-        self.kept = if self.tree_reuse { tree } else { None };
+        (self.kept, self.kept_advance) = if self.tree_reuse {
+            (tree, last)
+        } else {
+            (None, None)
+        };
         let info = SearchInfo {
             nodes: if self.strength.policy_only {
                 nodes
@@ -696,17 +736,46 @@ fn action_budget<G: BotGame>(
         // A pondering move's time counts from its clock start: in full
         // while that has not come (the action keeps waiting for it), and
         // once it has, what is left from there.
-        let since = match budget.clock_start.as_deref().map(OnceLock::get) {
-            None => started.elapsed(),
-            Some(None) => Duration::ZERO,
-            Some(Some(at)) => {
-                part.clock_start = None;
-                at.elapsed()
-            }
-        };
-        part.time = Some(share.saturating_sub(since));
+        if budget
+            .clock_start
+            .as_deref()
+            .and_then(OnceLock::get)
+            .is_some()
+        {
+            part.clock_start = None;
+        }
+        part.time = Some(share.saturating_sub(clock_elapsed(budget, started)));
     }
     part
+}
+
+/// The time a move searched under `budget` since `started` has used: from
+/// `started`, or for a pondering move from its clock start (zero while
+/// that has not come).
+fn clock_elapsed(budget: &Budget, started: Instant) -> Duration {
+    match budget.clock_start.as_deref().map(OnceLock::get) {
+        None => started.elapsed(),
+        Some(None) => Duration::ZERO,
+        Some(Some(at)) => at.elapsed(),
+    }
+}
+
+/// Bytes of tree a reroot copies per millisecond, about (a 250 MB Loki
+/// tree took 250 ms on a 2-core EPYC): what [`reroot_estimate`] assumes.
+const REROOT_BYTES_PER_MS: u64 = 1 << 20;
+
+/// An upper estimate of what [`Mcts::advance`] takes on `tree` (it copies
+/// the played action's subtree, at most the whole tree).
+fn reroot_estimate<G: Game>(tree: &Mcts<G>) -> Duration {
+    Duration::from_millis(tree.memory_bytes() / REROOT_BYTES_PER_MS)
+}
+
+/// Drop `tree`, on another thread when it is large (freeing hundreds of
+/// megabytes takes milliseconds the clock should not pay).
+fn free_elsewhere<G: Game>(tree: Mcts<G>) {
+    if tree.memory_bytes() >= 32 << 20 {
+        std::thread::spawn(move || drop(tree));
+    }
 }
 
 /// Whether `a` and `b` are the same position: their ply, repetition hash

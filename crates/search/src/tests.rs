@@ -398,6 +398,13 @@ fn finds_forced_win_in_subtraction_game() {
     let pv = tree.principal_variation(3);
     assert_eq!(pv[0], 1);
     assert_eq!(pv.len(), 3);
+    // The line after the win, read in place, is the line of the subtree
+    // that advancing to it leaves.
+    let after = tree.principal_variation_after(1, 2);
+    assert_eq!(after, pv[1..]);
+    let mut advanced = tree.clone();
+    advanced.advance(1).unwrap();
+    assert_eq!(advanced.principal_variation(2), after);
 }
 
 #[test]

@@ -118,6 +118,10 @@ pub struct Mcts<G: Game> {
     scratch_candidates: Vec<bool>,
 }
 
+/// Arenas of at least this many nodes (32 MiB) are freed on another
+/// thread when the tree is rerooted.
+const FREE_ELSEWHERE_NODES: usize = 1 << 20;
+
 impl<G: Game> Mcts<G> {
     /// A tree with only the root `root`, unexpanded (terminal if the game is
     /// over there). Does not validate `config` (see [`SearchConfig::validate`]).
@@ -288,14 +292,12 @@ impl<G: Game> Mcts<G> {
         self.nodes.len()
     }
 
-    /// Bytes the tree's arena holds: its allocated node slots (32 bytes
-    /// each, [`crate::NODE_BYTES`]) and action slots. The arena grows by
-    /// doubling, so this is up to twice what its nodes use. What a
-    /// [`crate::Budget::tree_bytes`] bound is checked against.
+    /// Bytes the tree's nodes use: 32 per node ([`crate::NODE_BYTES`]) and
+    /// its action. The arena grows by doubling, so the memory it has
+    /// touched may reach twice this. What a [`crate::Budget::tree_bytes`]
+    /// bound is checked against.
     pub fn memory_bytes(&self) -> u64 {
-        let nodes = self.nodes.capacity() * size_of::<Node>();
-        let actions = self.actions.capacity() * size_of::<G::Action>();
-        (nodes + actions) as u64
+        (self.nodes.len() * (size_of::<Node>() + size_of::<G::Action>())) as u64
     }
 
     /// Number of leaves collected by [`Mcts::select_leaves`] and not yet applied.
@@ -412,9 +414,15 @@ impl<G: Game> Mcts<G> {
 
     /// Replace the arena by the subtree under `new_root`, renumbered
     /// breadth-first (children blocks stay contiguous), in-flight counts zeroed.
+    ///
+    /// The new arena reserves the old one's length (address space only:
+    /// pages are committed as they are written), so that it is written
+    /// once rather than regrown by doubling; a large old arena is freed
+    /// on another thread (lc0's node garbage collector), so that neither
+    /// costs the search's clock much after a long search or a ponder.
     fn reroot(&mut self, new_root: usize) {
-        let mut nodes = Vec::new();
-        let mut actions = Vec::new();
+        let mut nodes = Vec::with_capacity(self.nodes.len());
+        let mut actions = Vec::with_capacity(self.actions.len());
         let mut root = self.nodes[new_root];
         root.in_flight = 0;
         nodes.push(root);
@@ -434,8 +442,13 @@ impl<G: Game> Mcts<G> {
             }
             i += 1;
         }
-        self.nodes = nodes;
-        self.actions = actions;
+        let old = (
+            std::mem::replace(&mut self.nodes, nodes),
+            std::mem::replace(&mut self.actions, actions),
+        );
+        if old.0.len() >= FREE_ELSEWHERE_NODES {
+            std::thread::spawn(move || drop(old));
+        }
     }
 
     #[cfg(test)]

@@ -193,8 +193,26 @@ impl<G: Game> Mcts<G> {
     /// The expected line: from the root, repeatedly the most visited child
     /// while it has visits, at most `max_len` actions.
     pub fn principal_variation(&self, max_len: usize) -> Vec<G::Action> {
+        self.line_from(0, max_len)
+    }
+
+    /// The expected line after the root action `action` (not included):
+    /// [`Mcts::principal_variation`] of the tree [`Mcts::advance`] would
+    /// leave, without cutting that subtree out. Empty when `action` is not
+    /// a root child.
+    pub fn principal_variation_after(&self, action: G::Action, max_len: usize) -> Vec<G::Action> {
+        match self.nodes[0]
+            .children()
+            .find(|&c| self.actions[c - 1] == action)
+        {
+            Some(child) => self.line_from(child, max_len),
+            None => Vec::new(),
+        }
+    }
+
+    /// The most visited line below `node`, at most `max_len` actions.
+    fn line_from(&self, mut node: usize, max_len: usize) -> Vec<G::Action> {
         let mut line = Vec::new();
-        let mut node = 0;
         while line.len() < max_len {
             match most_visited(&self.nodes, node) {
                 Some(c) if self.nodes[c].visits > 0 => {

@@ -474,6 +474,8 @@ fn search_thread(
                 _ => String::new(),
             };
             send(&out, &format!("bestmove {}{reply}", choice.mv));
+            // Off the clock now: cut the kept tree to the move's subtree.
+            bot.settle_tree();
         }
         Err(e) => {
             send(&out, &format!("info string error: {e}"));
