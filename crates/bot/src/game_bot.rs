@@ -698,7 +698,9 @@ fn turn_info<G: BotGame>(
 /// - the first action searches to the node budget in root visits (the
 ///   visits a kept subtree brought count); an action after it gets what
 ///   the move's budget has left, on top of the visits its tree has;
-/// - a forced action (the only legal one) gets at most one more visit;
+/// - a forced action (the only legal one) gets at most one more visit,
+///   unless its time is free (a ponder before its clock starts, a search
+///   until `stop` alone);
 /// - a tree without visits gets at least its root evaluation, past the
 ///   budget if need be, so that the action is chosen from the network's
 ///   priors (only the stop flag still ends the search before it);
@@ -721,7 +723,13 @@ fn action_budget<G: BotGame>(
             visits.saturating_add(n.saturating_sub(used))
         });
     }
-    if legal == 1 {
+    // A forced action is played at once, unless the time is free: a
+    // ponder whose clock has not started, or a search until `stop`; those
+    // search on below it (the Stopper ends a forced move at once when a
+    // clock runs).
+    let free_time = budget.nodes.is_none()
+        && (budget.time.is_none() || clock_elapsed(budget, started).is_zero());
+    if legal == 1 && !free_time {
         part.nodes = Some(part.node_target().min(visits.saturating_add(1)));
     }
     if let Some(n) = part.nodes {

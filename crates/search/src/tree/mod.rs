@@ -315,16 +315,19 @@ impl<G: Game> Mcts<G> {
     }
 
     /// How many visits the most visited root child leads the second by;
-    /// `None` when the root has fewer than two children or its policy does
-    /// not play the most visited child (Gumbel). [`crate::Stopper`] reads
+    /// `u32::MAX` when the root has one child (a forced move: nothing can
+    /// overtake it); `None` when the root has no children yet or its
+    /// policy does not play the most visited child (Gumbel). [`crate::Stopper`] reads
     /// it to stop a timed search whose move can no longer change.
     pub fn root_visit_lead(&self) -> Option<u32> {
         if self.root.selection() != RootSelection::Puct {
             return None;
         }
         let mut visits = self.root_view().child_visits();
-        if visits.len() < 2 {
-            return None;
+        match visits.len() {
+            0 => return None,
+            1 => return Some(u32::MAX),
+            _ => {}
         }
         visits.sort_unstable_by(|a, b| b.cmp(a));
         Some(visits[0] - visits[1])

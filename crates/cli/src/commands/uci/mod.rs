@@ -341,12 +341,14 @@ impl Engine {
                 "info string game over: {}",
                 bot::describe_outcome(&outcome)
             ));
-            if !(go.infinite || go.ponder) {
+            let until_stop =
+                go.infinite || go.ponder || (go.unbounded() && self.default_budget.is_none());
+            if !until_stop {
                 self.bot = Some(bot);
                 return self.say("bestmove (none)");
             }
-            // `go infinite` and `go ponder` answer only on `stop` (or
-            // `ponderhit`), even with nothing to search.
+            // `go infinite`, `go ponder` and a bare `go` answer only on
+            // `stop` (or `ponderhit`), even with nothing to search.
             let (stop, hold) = (Arc::default(), Arc::new(AtomicBool::new(true)));
             let (flag, held, out) = (Arc::clone(&stop), Arc::clone(&hold), self.out.clone());
             let handle = std::thread::spawn(move || {
@@ -460,7 +462,7 @@ fn search_thread(
     if hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
         send(
             &out,
-            "info string the search reached its node bound or RamLimitMb; bestmove waits for stop or ponderhit",
+            "info string search finished (its node bound or RamLimitMb); bestmove waits for stop or ponderhit",
         );
     }
     wait_while_held(hold, stop);

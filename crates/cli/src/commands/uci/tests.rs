@@ -178,6 +178,19 @@ fn ponder_holds_bestmove_until_ponderhit_and_names_the_expected_reply() {
         engine.wait_search();
         assert_eq!(bestmove(&take_lines(&buffer)).len(), 1, "{go}");
     }
+    // One legal move (a capture is compulsory): pondering searches on
+    // below it and names a reply; after ponderhit the move is settled.
+    assert!(engine.handle("position startpos moves e2e3 b7b5"));
+    assert!(engine.handle("go ponder wtime 60000 btime 60000"));
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(bestmove(&take_lines(&buffer)).is_empty());
+    assert!(engine.handle("ponderhit"));
+    engine.wait_search();
+    let forced = bestmove(&take_lines(&buffer));
+    assert!(
+        forced.len() == 1 && forced[0].starts_with("bestmove f1b5 ponder "),
+        "{forced:?}"
+    );
     // A ponder miss: `stop` ends the pondering search at once.
     assert!(engine.handle("go ponder wtime 60000 btime 60000"));
     assert!(engine.handle("stop"));
@@ -226,6 +239,7 @@ fn go_infinite_stops_at_ram_limit_and_a_finished_game_holds_bestmove_while_ponde
     for (go, release) in [
         ("go ponder movetime 100", "ponderhit"),
         ("go infinite", "stop"),
+        ("go", "stop"),
     ] {
         assert!(engine.handle(go));
         std::thread::sleep(Duration::from_millis(100));
