@@ -65,7 +65,7 @@ pub struct Budget {
     /// `RamLimitMb`): the search stops once they reach it, as if at a node
     /// bound. A search without a node or time bound (UCI `go infinite`,
     /// `go ponder`) grows its tree by about 32 bytes per child of every
-    /// position it evaluates (1-4 KB per visit on these boards) and would
+    /// position it evaluates (1-5 KB per visit on these boards) and would
     /// otherwise run out of memory. `None` (the default): no bound.
     pub tree_bytes: Option<u64>,
 }
