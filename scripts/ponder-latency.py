@@ -13,6 +13,9 @@ import time
 
 
 def main():
+    if any(a in ('-h', '--help') for a in sys.argv[1:]):
+        print(__doc__)
+        return
     if len(sys.argv) not in (6, 7):
         sys.exit(__doc__)
     binary, variant, position, go, ponder = sys.argv[1:6]
@@ -31,8 +34,12 @@ def main():
         engine.stdin.write(text + '\n')
         engine.stdin.flush()
 
-    def wait_for(predicate, since):
+    def wait_for(predicate, since, timeout=60.0):
+        deadline = time.time() + timeout
         while True:
+            if time.time() > deadline:
+                engine.kill()
+                sys.exit(f'no answer within {timeout:.0f} s')
             found = [(t, l) for t, l in list(lines) if t >= since and predicate(l)]
             if found:
                 return found[0]

@@ -115,9 +115,9 @@ pub struct GameBot<G: BotGame, E: Evaluator<G> = NetPlayoutEvaluator<G>> {
     /// after the move once [`GameBot::settle_tree`] played `kept_advance`
     /// in it.
     kept: Option<Mcts<G>>,
-    /// The last action of the last move, not yet played in `kept`: the
+    /// The last actions of the last move, not yet played in `kept`: the
     /// subtree is cut out after the move is answered, off the clock.
-    kept_advance: Option<G::Action>,
+    kept_advance: Vec<G::Action>,
     /// The actions of the last chosen move not yet handed out by
     /// [`GameBot::next_action`], and the position they start from.
     pending: Option<(G, Vec<G::Action>)>,
@@ -192,7 +192,7 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
             game: G::start(),
             rng: StdRng::seed_from_u64(0),
             kept: None,
-            kept_advance: None,
+            kept_advance: Vec::new(),
             pending: None,
         }
     }
@@ -299,8 +299,9 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
     /// once the move is answered (the UCI engine after `bestmove`); the
     /// next search does it otherwise. Nothing to do without a kept tree.
     pub fn settle_tree(&mut self) {
-        if let (Some(action), Some(tree)) = (self.kept_advance.take(), self.kept.as_mut()) {
-            if tree.advance(action).is_err() {
+        let path = std::mem::take(&mut self.kept_advance);
+        if let Some(tree) = self.kept.as_mut() {
+            if path.into_iter().any(|action| tree.advance(action).is_err()) {
                 self.kept = None;
             }
         }
@@ -519,8 +520,10 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         let mut used = 0u32;
         let mut wdl: Option<Wdl> = None;
         let mut tree: Option<Mcts<G>> = None;
-        // The action chosen last, not yet played in `tree`.
-        let mut last: Option<G::Action> = None;
+        // The actions of this turn chosen but not yet played in `tree`:
+        // the last one searched, and those taken after it from the tree's
+        // line when cutting the subtree out would eat the time left.
+        let mut path: Vec<G::Action> = Vec::new();
         let mut next_report = started + interval;
         loop {
             let legal = game.legal_vec();
@@ -532,7 +535,21 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
                 nodes = nodes.saturating_add(1);
                 wdl.get_or_insert(first_wdl);
                 action
+            } else if let Some(next) = tree
+                .as_ref()
+                .filter(|_| !path.is_empty())
+                .and_then(|t| t.principal_variation_after(&path, 1).first().copied())
+            {
+                path.push(next);
+                next
             } else {
+                if !path.is_empty() {
+                    // Nothing searched below the path: a fresh tree.
+                    if let Some(t) = tree.take() {
+                        free_elsewhere(t);
+                    }
+                    path.clear();
+                }
                 let mut t = match tree.take() {
                     Some(t) => t,
                     None => self.tree_for(&game),
@@ -562,7 +579,7 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
                     .choose_action(self.strength.temperature, &mut self.rng)
                     .unwrap_or(legal[0]);
                 tree = Some(t);
-                last = Some(action);
+                path = vec![action];
                 action
             };
             actions.push(action);
@@ -570,32 +587,37 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
             if !game.mid_turn() || game.outcome().is_some() || game.side_to_move() != side {
                 break;
             }
-            // The turn goes on: its next action searches the subtree, cut
-            // out of the tree unless the copy would eat the move's time.
-            if let (Some(t), Some(action)) = (tree.take(), last.take()) {
+            // The turn goes on after a search: its next action searches
+            // the subtree, cut out of the tree, unless the copy would eat
+            // the move's time; then the turn's next actions are the tree's
+            // line below the path.
+            if let [action] = path[..] {
                 let left = budget
                     .time
                     .map(|time| time.saturating_sub(clock_elapsed(&budget, started)));
-                if left.is_some_and(|left| reroot_estimate(&t) > left / 4) {
-                    free_elsewhere(t);
-                } else {
-                    let mut t = t;
-                    if t.advance(action).is_ok() {
-                        tree = Some(t);
+                let dear = tree
+                    .as_ref()
+                    .is_some_and(|t| left.is_some_and(|left| reroot_estimate(t) > left / 4));
+                if !dear {
+                    path.clear();
+                    if let Some(t) = tree.as_mut() {
+                        if t.advance(action).is_err() {
+                            tree = None;
+                        }
                     }
                 }
             }
         }
         // The move, then the line its search expects after it.
         let mut pv = vec![start.move_text(&actions)];
-        if let (Some(t), Some(action)) = (&tree, last) {
-            let after = t.principal_variation_after(action, MAX_PV.saturating_sub(actions.len()));
+        if let Some(t) = &tree {
+            let after = t.principal_variation_after(&path, MAX_PV.saturating_sub(actions.len()));
             pv.extend(moves_of_line(&game, &after));
         }
         (self.kept, self.kept_advance) = if self.tree_reuse {
-            (tree, last)
+            (tree, path)
         } else {
-            (None, None)
+            (None, Vec::new())
         };
         let info = SearchInfo {
             nodes: if self.strength.policy_only {
@@ -727,8 +749,11 @@ fn action_budget<G: BotGame>(
     // ponder whose clock has not started, or a search until `stop`; those
     // search on below it (the Stopper ends a forced move at once when a
     // clock runs).
-    let free_time = budget.nodes.is_none()
-        && (budget.time.is_none() || clock_elapsed(budget, started).is_zero());
+    let pondering = budget
+        .clock_start
+        .as_deref()
+        .is_some_and(|clock| clock.get().is_none());
+    let free_time = pondering || (budget.nodes.is_none() && budget.time.is_none());
     if legal == 1 && !free_time {
         part.nodes = Some(part.node_target().min(visits.saturating_add(1)));
     }

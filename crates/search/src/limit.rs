@@ -60,10 +60,10 @@ pub struct Budget {
     /// is that of any timed search, with the visits gained since then as
     /// its rate. `None` (the default): the time counts from the start.
     pub clock_start: Option<Arc<OnceLock<Instant>>>,
-    /// The most memory the searched trees may hold together, in bytes
-    /// ([`Mcts::memory_bytes`], the arenas' allocations; lc0's
-    /// `RamLimitMb`): the search stops once they reach it, as if at a node
-    /// bound. A search without a node or time bound (UCI `go infinite`,
+    /// The most bytes the searched trees' nodes may take together
+    /// ([`Mcts::memory_bytes`]; lc0's `RamLimitMb`): the search stops once
+    /// they reach it, as if at a node bound. The arenas grow by doubling,
+    /// so the memory they hold when it stops may be up to twice this. A search without a node or time bound (UCI `go infinite`,
     /// `go ponder`) grows its tree by about 32 bytes per child of every
     /// position it evaluates (1-5 KB per visit on these boards) and would
     /// otherwise run out of memory. `None` (the default): no bound.

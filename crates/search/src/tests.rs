@@ -400,11 +400,13 @@ fn finds_forced_win_in_subtraction_game() {
     assert_eq!(pv.len(), 3);
     // The line after the win, read in place, is the line of the subtree
     // that advancing to it leaves.
-    let after = tree.principal_variation_after(1, 2);
+    let after = tree.principal_variation_after(&[1], 2);
     assert_eq!(after, pv[1..]);
     let mut advanced = tree.clone();
     advanced.advance(1).unwrap();
     assert_eq!(advanced.principal_variation(2), after);
+    assert_eq!(tree.principal_variation_after(&pv[..2], 1), pv[2..]);
+    assert_eq!(tree.principal_variation_after(&[], 3), pv);
 }
 
 #[test]

@@ -196,18 +196,22 @@ impl<G: Game> Mcts<G> {
         self.line_from(0, max_len)
     }
 
-    /// The expected line after the root action `action` (not included):
-    /// [`Mcts::principal_variation`] of the tree [`Mcts::advance`] would
-    /// leave, without cutting that subtree out. Empty when `action` is not
-    /// a root child.
-    pub fn principal_variation_after(&self, action: G::Action, max_len: usize) -> Vec<G::Action> {
-        match self.nodes[0]
-            .children()
-            .find(|&c| self.actions[c - 1] == action)
-        {
-            Some(child) => self.line_from(child, max_len),
-            None => Vec::new(),
+    /// The expected line after the actions `path` from the root (not
+    /// included): [`Mcts::principal_variation`] of the tree that
+    /// [`Mcts::advance`] through `path` would leave, without cutting that
+    /// subtree out. Empty when `path` leaves the tree.
+    pub fn principal_variation_after(&self, path: &[G::Action], max_len: usize) -> Vec<G::Action> {
+        let mut node = 0;
+        for &action in path {
+            match self.nodes[node]
+                .children()
+                .find(|&c| self.actions[c - 1] == action)
+            {
+                Some(child) => node = child,
+                None => return Vec::new(),
+            }
         }
+        self.line_from(node, max_len)
     }
 
     /// The most visited line below `node`, at most `max_len` actions.

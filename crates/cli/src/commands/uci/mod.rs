@@ -460,9 +460,16 @@ fn search_thread(
     let result =
         super::on_pool(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
     if hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
+        let release = if budget.clock_start.is_some() {
+            "stop or ponderhit"
+        } else {
+            "stop"
+        };
         send(
             &out,
-            "info string search finished (its node bound or RamLimitMb); bestmove waits for stop or ponderhit",
+            &format!(
+                "info string search finished (its node bound or RamLimitMb); bestmove waits for {release}"
+            ),
         );
     }
     wait_while_held(hold, stop);
