@@ -546,7 +546,7 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
                 if !path.is_empty() {
                     // Nothing searched below the path: a fresh tree.
                     if let Some(t) = tree.take() {
-                        free_elsewhere(t);
+                        t.release();
                     }
                     path.clear();
                 }
@@ -801,14 +801,6 @@ const REROOT_BYTES_PER_MS: u64 = 1 << 20;
 /// the played action's subtree, at most the whole tree).
 fn reroot_estimate<G: Game>(tree: &Mcts<G>) -> Duration {
     Duration::from_millis(tree.memory_bytes() / REROOT_BYTES_PER_MS)
-}
-
-/// Drop `tree`, on another thread when it is large (freeing hundreds of
-/// megabytes takes milliseconds the clock should not pay).
-fn free_elsewhere<G: Game>(tree: Mcts<G>) {
-    if tree.memory_bytes() >= 32 << 20 {
-        std::thread::spawn(move || drop(tree));
-    }
 }
 
 /// Whether `a` and `b` are the same position: their ply, repetition hash

@@ -119,8 +119,17 @@ pub struct Mcts<G: Game> {
 }
 
 /// Arenas of at least this many nodes (32 MiB) are freed on another
-/// thread when the tree is rerooted.
+/// thread ([`Mcts::release`], and the old arena of a reroot).
 const FREE_ELSEWHERE_NODES: usize = 1 << 20;
+
+/// Drop `arena` (`nodes` long), on another thread when it is large:
+/// freeing hundreds of megabytes takes milliseconds a clock should not
+/// pay (lc0's node garbage collector).
+fn drop_arena<T: Send + 'static>(arena: T, nodes: usize) {
+    if nodes >= FREE_ELSEWHERE_NODES {
+        std::thread::spawn(move || drop(arena));
+    }
+}
 
 impl<G: Game> Mcts<G> {
     /// A tree with only the root `root`, unexpanded (terminal if the game is
@@ -300,6 +309,13 @@ impl<G: Game> Mcts<G> {
         (self.nodes.len() * (size_of::<Node>() + size_of::<G::Action>())) as u64
     }
 
+    /// Drop the tree, on another thread when it is large (as a reroot
+    /// frees its old arena).
+    pub fn release(self) {
+        let len = self.nodes.len();
+        drop_arena(self, len);
+    }
+
     /// Number of leaves collected by [`Mcts::select_leaves`] and not yet applied.
     pub fn num_pending(&self) -> usize {
         self.pending_nodes.len()
@@ -449,9 +465,8 @@ impl<G: Game> Mcts<G> {
             std::mem::replace(&mut self.nodes, nodes),
             std::mem::replace(&mut self.actions, actions),
         );
-        if old.0.len() >= FREE_ELSEWHERE_NODES {
-            std::thread::spawn(move || drop(old));
-        }
+        let len = old.0.len();
+        drop_arena(old, len);
     }
 
     #[cfg(test)]
