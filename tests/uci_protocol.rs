@@ -242,6 +242,10 @@ fn plays_with_every_go_form() {
         start.elapsed()
     );
     assert!(legal_after(VariantId::Losers, &["e2e3"], &mv));
+    // `movestogo 0` (sent by some GUIs) is sudden death.
+    let (mv, lines) = e.bestmove("go wtime 1000 btime 1000 movestogo 0", SLOW);
+    assert!(errors(&lines).is_empty(), "{lines:?}");
+    assert!(legal_after(VariantId::Losers, &["e2e3"], &mv));
 
     // position fen + moves.
     e.send("position fen 4k3/8/8/8/4p3/8/3P4/4K3 w - - 0 1 moves d2d4");
@@ -517,5 +521,54 @@ fn back_to_back_commands_let_bounded_searches_finish() {
     );
     let mv = &second.last().unwrap()["bestmove ".len()..];
     assert!(legal_after(VariantId::Losers, &["e2e3"], mv), "{mv}");
+    e.quit();
+}
+
+/// The engine's threads (Linux: the entries of `/proc/PID/task`), once
+/// the count has held for half a second (threads of a search or of a
+/// dropped pool end a little after `bestmove`).
+#[cfg(target_os = "linux")]
+fn os_threads(pid: u32) -> usize {
+    let count = || {
+        std::fs::read_dir(format!("/proc/{pid}/task"))
+            .unwrap()
+            .count()
+    };
+    let deadline = Instant::now() + SLOW;
+    let (mut last, mut since) = (count(), Instant::now());
+    while since.elapsed() < Duration::from_millis(500) && Instant::now() < deadline {
+        std::thread::sleep(Duration::from_millis(20));
+        let now = count();
+        if now != last {
+            (last, since) = (now, Instant::now());
+        }
+    }
+    last
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn threads_can_change_after_the_network_is_loaded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let losers = bundle(tmp.path(), VariantId::Losers);
+    let mut e = Engine::start(
+        &["--variant", "losers", "--bundle", losers.to_str().unwrap()],
+        None,
+    );
+    e.send("uci");
+    e.until("uciok", SLOW);
+    let pid = e.child.id();
+    let mut counts = Vec::new();
+    for threads in [1, 4, 2] {
+        e.send(&format!("setoption name Threads value {threads}"));
+        e.send("position startpos");
+        let (mv, lines) = e.bestmove("go nodes 64", SLOW);
+        assert!(errors(&lines).is_empty(), "{lines:?}");
+        assert!(legal_after(VariantId::Losers, &[], &mv), "{mv}");
+        counts.push(os_threads(pid));
+    }
+    // The pool's threads follow the option: the old pool's threads end.
+    assert_eq!(counts[1], counts[0] + 3, "{counts:?}");
+    assert_eq!(counts[2], counts[0] + 1, "{counts:?}");
     e.quit();
 }

@@ -57,7 +57,7 @@ pub struct Go {
     pub time: [Option<u64>; 2],
     /// `winc`, `binc` in ms.
     pub inc: [Option<u64>; 2],
-    /// `movestogo`.
+    /// `movestogo`; `movestogo 0` is read as none (sudden death).
     pub moves_to_go: Option<u32>,
     /// `infinite`: search until `stop`, and send `bestmove` only then.
     pub infinite: bool,
@@ -86,20 +86,24 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
                 .next()
                 .ok_or_else(|| UciTextError::MissingNumber(name.to_string()))?;
             // Clocks may be negative when a GUI lets the engine overrun; read as 0.
-            // Anything else below 1 (a search limit, movestogo) is refused.
+            // `movestogo 0` means none (sudden death), as Stockfish reads it.
+            // Anything else below 1 (a search limit) is refused.
             let clock = matches!(name, "wtime" | "btime" | "winc" | "binc");
+            let zero_is_none = name == "movestogo";
             // Plain digits (a clock also with a leading `-`): no `+5` or `1e3`.
             let value = match text.strip_prefix('-') {
                 Some(digits) if clock => search::parse_plain_u64(digits).map(|_| 0),
                 _ => search::parse_plain_u64(text),
             };
             match value {
-                Some(v) if clock || v >= 1 => Ok(v),
+                Some(v) if clock || zero_is_none || v >= 1 => Ok(v),
                 _ => Err(UciTextError::BadNumber {
                     name: name.to_string(),
                     text: text.to_string(),
                     expected: if clock {
                         "milliseconds in plain digits (a negative clock is read as 0)"
+                    } else if zero_is_none {
+                        "a whole number in plain digits (0 = sudden death)"
                     } else {
                         "a whole number of at least 1 in plain digits"
                     },
@@ -115,7 +119,7 @@ pub fn parse_go(rest: &str) -> Result<Go, UciTextError> {
             "btime" => go.time[1] = Some(number(token)?),
             "winc" => go.inc[0] = Some(number(token)?),
             "binc" => go.inc[1] = Some(number(token)?),
-            "movestogo" => go.moves_to_go = Some(small(number(token)?)),
+            "movestogo" => go.moves_to_go = Some(small(number(token)?)).filter(|&n| n > 0),
             "mate" => {
                 number(token)?;
                 go.ignored.push("mate");
@@ -317,12 +321,15 @@ mod tests {
             "wtime +5",
             "wtime --5",
             "winc 1.5",
-            "movestogo 0",
             "movestogo -1",
         ] {
             assert!(parse_go(limit).is_err(), "{limit}");
         }
         assert!(parse_go("sideways 3").is_err());
+        // Some GUIs send `movestogo 0` for sudden death.
+        let g = parse_go("wtime 1000 btime 1000 movestogo 0").unwrap();
+        assert_eq!(g.moves_to_go, None);
+        assert_eq!(g.time, [Some(1000), Some(1000)]);
     }
 
     #[test]

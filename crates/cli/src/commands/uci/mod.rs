@@ -124,9 +124,9 @@ struct Engine {
     /// The network's precision (`--precision`).
     precision: model::Precision,
     options: Options,
-    /// The rayon pool was sized (on the first network load); `Threads`
-    /// cannot change after that.
-    threads_fixed: bool,
+    /// The network's and the search's threads, `Threads` of them; built
+    /// on the first network load and again when `Threads` changes.
+    pool: Option<Arc<rayon::ThreadPool>>,
     bot: Option<Bot>,
     /// Variant and folder the loaded bot came from.
     loaded: Option<(VariantId, PathBuf)>,
@@ -146,7 +146,7 @@ impl Engine {
             device: args.device,
             precision: args.precision,
             options: Options::new(args.variant, args.bundle.clone(), args.threads),
-            threads_fixed: false,
+            pool: None,
             bot: None,
             loaded: None,
             position: Some(PositionSpec::default()),
@@ -270,9 +270,9 @@ impl Engine {
                     self.position = Some(PositionSpec::default());
                 }
             }
-            Ok(Changed::Threads) if self.threads_fixed => {
-                self.options.threads = before.threads;
-                self.say("info string Threads takes effect only before the first network is loaded; restart the engine to change it");
+            Ok(Changed::Threads) if self.options.threads != before.threads => {
+                // Rebuilt at the next `go` (`ensure_bot`).
+                self.pool = None;
             }
             Ok(_) => {}
         }
@@ -291,23 +291,30 @@ impl Engine {
         let given =
             (!self.options.bundle_path.is_empty()).then(|| Path::new(&self.options.bundle_path));
         let path = bot::paths::resolve_bundle(variant, given)?;
-        if self.bot.is_some() && self.loaded.as_ref() == Some(&(variant, path.clone())) {
-            return Ok(());
+        let pool = match &self.pool {
+            Some(pool) => Arc::clone(pool),
+            None => {
+                let pool = rayon::ThreadPoolBuilder::new()
+                    .num_threads(self.options.threads)
+                    .build()
+                    .context("cannot start the engine's threads")?;
+                self.pool.insert(Arc::new(pool)).clone()
+            }
+        };
+        if self.bot.is_none() || self.loaded.as_ref() != Some(&(variant, path.clone())) {
+            self.bot = None;
+            self.loaded = None;
+            let device = self.device.device()?;
+            let mut bot = pool.install(|| Bot::load_for(variant, &path, &device))?;
+            bot.set_precision(self.precision);
+            self.bot = Some(bot);
+            self.loaded = Some((variant, path));
         }
-        self.bot = None;
-        self.loaded = None;
-        if !self.threads_fixed {
-            super::set_threads(self.options.threads);
-            self.threads_fixed = true;
-        }
-        let device = self.device.device()?;
-        let mut bot = Bot::load_for(variant, &path, &device)?;
-        bot.set_precision(self.precision);
         // The engine has the pool to itself: with two or more threads the
         // network's work overlaps the tree's.
-        bot.set_pipeline(rayon::current_num_threads() > 1);
-        self.bot = Some(bot);
-        self.loaded = Some((variant, path));
+        if let Some(bot) = self.bot.as_mut() {
+            bot.set_pipeline(pool.current_num_threads() > 1);
+        }
         Ok(())
     }
 
@@ -392,8 +399,13 @@ impl Engine {
         let out = self.out.clone();
         let (flag, held) = (stop.clone(), hold.clone());
         let expected_reply = self.options.ponder;
+        let Some(pool) = self.pool.clone() else {
+            self.bot = Some(bot);
+            self.error("the engine's threads were not started");
+            return self.say("bestmove (none)");
+        };
         let handle = std::thread::spawn(move || {
-            search_thread(bot, budget, &held, &flag, expected_reply, out)
+            search_thread(&pool, bot, budget, &held, &flag, expected_reply, out)
         });
         self.search = Some(Running {
             stop,
@@ -450,6 +462,7 @@ impl Engine {
 /// expected reply (`ponder R`, the principal variation's second move) when
 /// `expected_reply` and the line has one; hands the bot back.
 fn search_thread(
+    pool: &rayon::ThreadPool,
     mut bot: Bot,
     budget: search::Budget,
     hold: &AtomicBool,
@@ -457,8 +470,9 @@ fn search_thread(
     expected_reply: bool,
     out: Out,
 ) -> Bot {
+    // On a thread of the pool (see `super::on_pool`).
     let result =
-        super::on_pool(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
+        pool.install(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
     if hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
         let release = if budget.clock_start.is_some() {
             "stop or ponderhit"

@@ -120,7 +120,15 @@ fn stop_before_the_first_simulation_still_plays_the_networks_move() {
     let limits = search::Budget::default().with_stop(stop.clone());
     let buffer = Arc::new(Mutex::new(Vec::new()));
     let out: Out = buffer.clone();
-    search_thread(load(), limits, &AtomicBool::new(true), &stop, false, out);
+    search_thread(
+        &one_thread(),
+        load(),
+        limits,
+        &AtomicBool::new(true),
+        &stop,
+        false,
+        out,
+    );
     let lines = take_lines(&buffer);
     assert_eq!(lines.len(), 2, "{lines:?}");
     assert_eq!(field(&lines[0], "nodes"), Some("1"), "{lines:?}");
@@ -298,7 +306,15 @@ fn go_nodes_is_the_budget_of_a_whole_loki_move() {
             let limits = search::Budget::nodes(nodes).with_stop(stop.clone());
             let buffer = Arc::new(Mutex::new(Vec::new()));
             let out: Out = buffer.clone();
-            bot = search_thread(bot, limits, &AtomicBool::new(false), &stop, false, out);
+            bot = search_thread(
+                &one_thread(),
+                bot,
+                limits,
+                &AtomicBool::new(false),
+                &stop,
+                false,
+                out,
+            );
             let lines = take_lines(&buffer);
             let (last, infos) = lines.split_last().unwrap();
             let mv = last.strip_prefix("bestmove ").unwrap();
@@ -319,4 +335,12 @@ fn go_nodes_is_the_budget_of_a_whole_loki_move() {
             assert_eq!(pv.split(' ').next(), Some(mv), "{lines:?}");
         }
     }
+}
+
+/// A one-thread pool, the engine's with `Threads` 1.
+fn one_thread() -> rayon::ThreadPool {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
 }
