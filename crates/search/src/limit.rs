@@ -62,8 +62,9 @@ pub struct Budget {
     pub clock_start: Option<Arc<OnceLock<Instant>>>,
     /// The most bytes the searched trees' nodes may take together
     /// ([`Mcts::memory_bytes`]; lc0's `RamLimitMb`): the search stops once
-    /// they reach it, as if at a node bound. The arenas grow by doubling,
-    /// so the memory they hold when it stops may be up to twice this. A search without a node or time bound (UCI `go infinite`,
+    /// they reach it, as if at a node bound. The arenas grow by doubling up
+    /// to it and then by what each step needs ([`Mcts::bound_memory`]), so
+    /// they hold about this much when the search stops. A search without a node or time bound (UCI `go infinite`,
     /// `go ponder`) grows its tree by about 32 bytes per child of every
     /// position it evaluates (1-5 KB per visit on these boards) and would
     /// otherwise run out of memory. `None` (the default): no bound.
@@ -577,9 +578,12 @@ mod tests {
 
     #[test]
     fn a_search_stops_at_its_memory_bound() {
+        // A bound where an arena growing by doubling would hold almost
+        // twice it (320 nodes' room for 165).
+        let bound = (165 * (NODE_BYTES + 1)) as u64;
         let mut tree = Mcts::new(TicTacToe::start(), &SearchConfig::default());
         let budget = Budget {
-            tree_bytes: Some(4096),
+            tree_bytes: Some(bound),
             ..Budget::nodes(100_000)
         };
         let (_, visits) = run(&budget, &mut tree);
@@ -587,14 +591,16 @@ mod tests {
             visits < 100_000,
             "not stopped by its memory: {visits} visits"
         );
-        assert!(tree.memory_bytes() >= 4096);
+        assert!(tree.memory_bytes() >= bound);
         // One step before it, the tree was below the bound: a step adds
-        // at most 8 expansions of 9 children and the arena doubles.
+        // at most 8 expansions of 9 children.
         let step = (8 * 9 * (NODE_BYTES + 1)) as u64;
+        assert!(tree.memory_bytes() < 4096 + step, "{}", tree.memory_bytes());
+        // And the arena stopped doubling at the bound.
         assert!(
-            tree.memory_bytes() < 2 * (4096 + step),
-            "{}",
-            tree.memory_bytes()
+            tree.held_bytes() < bound + step,
+            "{} held",
+            tree.held_bytes()
         );
     }
 

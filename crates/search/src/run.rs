@@ -37,6 +37,9 @@ impl Batch {
         R: Rng + Send + ?Sized,
         S: FnMut(&[Mcts<G>]) -> bool,
     {
+        for tree in trees.iter_mut() {
+            tree.bound_memory(budget.tree_bytes);
+        }
         if self.pipeline {
             return self.run_pipelined(trees, evaluator, budget, rng, stop);
         }

@@ -27,7 +27,15 @@ impl<G: Game> Mcts<G> {
         let as_prior = |&win: &bool| if win { 1.0 } else { 0.0 };
         self.scratch_priors.extend(flags.iter().map(as_prior));
         let priors = &self.scratch_priors;
-        expand(&mut self.nodes, &mut self.actions, leaf, legal, priors, 1.0);
+        expand(
+            &mut self.nodes,
+            &mut self.actions,
+            self.node_cap,
+            leaf,
+            legal,
+            priors,
+            1.0,
+        );
         self.nodes[leaf].kind == NodeKind::Expanded
     }
 

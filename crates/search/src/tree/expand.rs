@@ -59,11 +59,13 @@ fn shaped_priors(
 }
 
 /// Expand `leaf` with children for `legal` and priors `block` (aligned;
-/// see `shaped_priors`). Skipped only if the arena would outgrow `u32`
-/// indices (the leaf then stays a leaf).
+/// see `shaped_priors`), the arena growing as [`grow`] says with `cap`.
+/// Skipped only if the arena would outgrow `u32` indices (the leaf then
+/// stays a leaf).
 pub(super) fn expand<A: Copy>(
     nodes: &mut Vec<Node>,
     actions: &mut Vec<A>,
+    cap: Option<usize>,
     leaf: usize,
     legal: &[A],
     block: &[f32],
@@ -77,12 +79,28 @@ pub(super) fn expand<A: Copy>(
         return;
     }
     let uniform = 1.0 / legal.len() as f32;
+    grow(nodes, legal.len(), cap);
+    grow(actions, legal.len(), cap);
     nodes.extend(shaped_priors(block, inv_temperature, uniform).map(Node::leaf));
     actions.extend_from_slice(legal);
     let node = &mut nodes[leaf];
     node.first_child = first_child;
     node.num_children = count;
     node.kind = NodeKind::Expanded;
+}
+
+/// Make room in `arena` for `extra` more entries. Without a `cap` it
+/// grows as a `Vec` does (doubling); with one, it doubles up to `cap`
+/// entries and past that grows by what is needed only, so a tree bounded
+/// by [`crate::Budget::tree_bytes`] holds about that much memory when its
+/// search stops, not up to twice it.
+fn grow<T>(arena: &mut Vec<T>, extra: usize, cap: Option<usize>) {
+    let need = arena.len() + extra;
+    let Some(cap) = cap.filter(|_| need > arena.capacity()) else {
+        return;
+    };
+    let target = (arena.capacity() * 2).max(need).min(cap.max(need));
+    arena.reserve_exact(target - arena.len());
 }
 
 impl<G: Game> Mcts<G> {
@@ -148,6 +166,7 @@ impl<G: Game> Mcts<G> {
             expand(
                 &mut self.nodes,
                 &mut self.actions,
+                self.node_cap,
                 leaf,
                 legal,
                 block,

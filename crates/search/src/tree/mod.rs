@@ -89,6 +89,10 @@ pub struct Mcts<G: Game> {
     nodes: Vec<Node>,
     /// `actions[i - 1]` is the action leading to `nodes[i]` (`i >= 1`).
     actions: Vec<G::Action>,
+    /// The most nodes the arena grows to by doubling (from
+    /// [`crate::Budget::tree_bytes`], [`Mcts::bound_memory`]); `None`:
+    /// no bound.
+    node_cap: Option<usize>,
     /// The root policy's preparation (noise, Gumbel sampling) still to do
     /// once the root is expanded.
     prepare_pending: bool,
@@ -146,6 +150,7 @@ impl<G: Game> Mcts<G> {
             root_raw_value: None,
             nodes: Vec::new(),
             actions: Vec::new(),
+            node_cap: None,
             prepare_pending: false,
             proof_pending: false,
             pending_positions: Vec::new(),
@@ -302,11 +307,30 @@ impl<G: Game> Mcts<G> {
     }
 
     /// Bytes the tree's nodes use: 32 per node ([`crate::NODE_BYTES`]) and
-    /// its action. The arena grows by doubling, so the memory it has
-    /// touched may reach twice this. What a [`crate::Budget::tree_bytes`]
-    /// bound is checked against.
+    /// its action. The arena grows by doubling, so the memory it holds may
+    /// reach twice this, except up to a bound set by
+    /// [`Mcts::bound_memory`]. What a [`crate::Budget::tree_bytes`] bound
+    /// is checked against.
     pub fn memory_bytes(&self) -> u64 {
-        (self.nodes.len() * (size_of::<Node>() + size_of::<G::Action>())) as u64
+        (self.nodes.len() * Self::BYTES_PER_NODE) as u64
+    }
+
+    /// Bytes the arena holds (its capacity), at least [`Mcts::memory_bytes`].
+    #[cfg(test)]
+    pub(crate) fn held_bytes(&self) -> u64 {
+        (self.nodes.capacity() * size_of::<Node>()
+            + self.actions.capacity() * size_of::<G::Action>()) as u64
+    }
+
+    const BYTES_PER_NODE: usize = size_of::<Node>() + size_of::<G::Action>();
+
+    /// Grow the arena by doubling only up to `bytes` ([`Mcts::memory_bytes`]),
+    /// then by what each expansion needs, so that a search stopped at a
+    /// [`crate::Budget::tree_bytes`] of `bytes` holds about that much;
+    /// `None`: grow by doubling. The search loop sets it from its budget.
+    pub fn bound_memory(&mut self, bytes: Option<u64>) {
+        self.node_cap =
+            bytes.map(|b| usize::try_from(b).unwrap_or(usize::MAX) / Self::BYTES_PER_NODE);
     }
 
     /// Drop the tree, on another thread when it is large (as a reroot

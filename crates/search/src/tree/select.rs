@@ -216,6 +216,7 @@ impl<G: Game> Mcts<G> {
         expand(
             &mut self.nodes,
             &mut self.actions,
+            self.node_cap,
             leaf,
             &[action],
             &[1.0],
