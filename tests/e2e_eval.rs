@@ -255,3 +255,66 @@ fn a_fixed_ladder_plays_a_gauntlet_and_draws_a_curve() {
         );
     }
 }
+
+/// A ladder run again into the same folder plays only what it lacks: with
+/// a player added (a run's next generation, say), the pairs already played
+/// are read back from their journals (`games/pair-*.jsonl`) with the same
+/// results, and only the new player's pairs are played; run once more,
+/// nothing is played. A damaged journal stops the ladder naming the file,
+/// and is left as it was.
+#[test]
+fn a_ladder_resumes_and_grows_without_replaying_its_pairs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("ladder");
+    let shakti = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/shakti");
+    let bundle = |n: u32| format!("bundle:{}:{n}", shakti.display());
+    let ladder = |players: &[String]| {
+        let output = Command::new(BIN)
+            .arg("ladder")
+            .args(players)
+            .args(["--fixed", "1", "--games", "4", "--concurrency", "2"])
+            .args(["--ply-cap", "40", "--variant", "shakti", "--seed", "9"])
+            .args(["--out", out.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).to_string();
+        let json = output.status.success().then(|| {
+            let text = std::fs::read_to_string(out.join("ladder.json")).unwrap();
+            serde_json::from_str::<serde_json::Value>(&text).unwrap()
+        });
+        (json, stderr)
+    };
+    let two = ["random".to_string(), bundle(8)];
+    let (first, err) = ladder(&two);
+    let first = first.unwrap_or_else(|| panic!("{err}"));
+    assert!(!err.contains("already played"), "{err}");
+    let three = [two[0].clone(), two[1].clone(), bundle(16)];
+    let (grown, err) = ladder(&three);
+    let grown = grown.unwrap_or_else(|| panic!("{err}"));
+    let resumed = format!("random vs {}: 4 games already played", bundle(8));
+    assert!(err.contains(&resumed), "{err}");
+    assert!(
+        !err.contains(&format!("random vs {}: 4 games already", bundle(16))),
+        "{err}"
+    );
+    assert_eq!(grown["pairs"][0]["wdl"], first["pairs"][0]["wdl"]);
+    assert_eq!(grown["pairs"].as_array().unwrap().len(), 2);
+    // Once more: every pair read back, the same ratings.
+    let (again, err) = ladder(&three);
+    let again = again.unwrap_or_else(|| panic!("{err}"));
+    assert_eq!(err.matches("4 games already played").count(), 2, "{err}");
+    assert_eq!(again["ratings"], grown["ratings"]);
+    // A damaged journal is named, and kept.
+    let journals: Vec<_> = std::fs::read_dir(out.join("games"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.to_string_lossy().contains("pair-"))
+        .collect();
+    assert_eq!(journals.len(), 2, "{journals:?}");
+    std::fs::write(&journals[0], "[1, 2]\n").unwrap();
+    let (failed, err) = ladder(&three);
+    assert!(failed.is_none());
+    assert!(err.contains("not a match journal"), "{err}");
+    assert!(err.contains(&journals[0].display().to_string()), "{err}");
+    assert_eq!(std::fs::read(&journals[0]).unwrap(), b"[1, 2]\n");
+}

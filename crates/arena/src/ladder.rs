@@ -3,17 +3,24 @@
 //! of its rungs (a gauntlet); then all players are rated together by
 //! Bradley–Terry ([`crate::bradley_terry`]).
 //! Writes `ladder.md` (tables), `ladder.png` (chart), `ladder.json` and the
-//! game records of every pair (`games/<i>-<j>.pgn|txt`) into one folder.
+//! game records of every pair (`games/<i>-<j>.pgn|txt`) into one folder,
+//! with a match journal per pair (`games/pair-<hash>.jsonl`,
+//! [`crate::journal`]): a ladder run again into the same folder plays only
+//! the games it lacks, so a stopped ladder resumes, and a learning curve
+//! grows by adding players (a run's new generations) without replaying the
+//! pairs already played.
 
 use std::path::{Path, PathBuf};
 
 use encoding::Encode;
 use serde::Serialize;
+use sha2::{Digest, Sha256};
 
 use crate::bradley_terry::{fit, Anchor, PairResult, Rating, RatingError};
 use crate::chart::{draw_ratings, ChartEntry, ChartError};
 use crate::greedy::Heuristic;
-use crate::matches::{run_match, MatchSettings};
+use crate::journal::{read_journal, write_journal, JournalError};
+use crate::matches::{run_match_resuming, MatchSettings};
 use crate::records::{uses_pgn, write_records};
 use crate::spec::PlayerFactory;
 use crate::wdl::WdlCounts;
@@ -106,10 +113,19 @@ pub enum LadderError {
     /// The chart failed.
     #[error(transparent)]
     Chart(#[from] ChartError),
+    /// A pair's journal cannot be resumed.
+    #[error(transparent)]
+    Journal(#[from] JournalError),
 }
 
 /// Play the ladder's pairs ([`ladder_pairs`]) and write the outputs into
-/// `out` (created). `progress` is told about each finished pair.
+/// `out` (created). `progress` is told about each finished pair, and about
+/// each pair resumed from its journal.
+///
+/// A pair is the same match whatever the other players are: its journal
+/// and its seed come from [`pair_identity`] (the two players as they play,
+/// their budgets and the ladder's settings), not from the players'
+/// places.
 ///
 /// # Errors
 /// [`LadderError`].
@@ -133,32 +149,53 @@ pub fn run_ladder<G: Encode + Heuristic>(
     let mut pairs = Vec::new();
     for (a, b) in schedule {
         let (pa, pb) = (&players[a], &players[b]);
+        let identity = pair_identity(G::VARIANT, pa, pb, settings);
+        let digest = Sha256::digest(identity.to_string().as_bytes());
+        let hash = u64::from_le_bytes(digest[..8].try_into().unwrap_or_default());
+        let seed = rules::zobrist::key(settings.seed, hash);
         let match_settings = MatchSettings {
             games: settings.games_per_pair,
             concurrency: settings.concurrency,
             ply_cap: settings.ply_cap,
             time_control: None,
             opening_plies: settings.opening_plies,
-            seed: settings.seed ^ ((a * n + b) as u64) << 20,
+            seed,
             sprt: None,
         };
+        let journal = games_dir.join(format!("pair-{hash:016x}.jsonl"));
+        let done = read_journal(&journal, &identity)?;
+        // Written before the first game: a folder that takes no file stops
+        // the ladder now, not after the pair is played.
+        write_journal(&journal, &identity, &done).map_err(io(&journal))?;
+        if !done.is_empty() {
+            progress(&format!(
+                "{} vs {}: {} games already played (resumed from {})",
+                pa.name(),
+                pb.name(),
+                done.len(),
+                journal.display()
+            ));
+        }
         let record = games_dir.join(format!("{a}-{b}.{ext}"));
         let mut write_error = None;
-        let seed = settings.seed;
-        let report = run_match::<G, _, _>(
+        let report = run_match_resuming::<G, _, _>(
             &match_settings,
-            |i| pa.make(seed ^ (i as u64) ^ ((a as u64) << 40)),
-            |i| pb.make(seed ^ (i as u64) ^ ((b as u64) << 40) ^ 0xB),
+            &[],
+            done,
+            |i| pa.make(rules::zobrist::key(seed, i as u64)),
+            |i| pb.make(rules::zobrist::key(seed.wrapping_mul(31), i as u64)),
             |r| {
-                if let Err(e) =
+                if let Err(e) = write_journal(&journal, &identity, &r.games) {
+                    write_error = Some((journal.clone(), e));
+                } else if let Err(e) =
                     write_records(&record, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
                 {
-                    write_error = Some(e);
+                    write_error = Some((record.clone(), e));
                 }
             },
         );
-        if let Some(e) = write_error {
-            return Err(io(&record)(e));
+        if let Some((path, e)) = write_error {
+            return Err(io(&path)(e));
         }
         for g in &report.games {
             let a_side = if g.a_first {
@@ -234,6 +271,29 @@ pub fn run_ladder<G: Encode + Heuristic>(
         540,
     )?;
     Ok(result)
+}
+
+/// What makes a pair of a ladder the same match as an earlier one (its
+/// journal's header): the variant, the two players as they play
+/// ([`PlayerFactory::played_as`]: a bundle by its weights, not its path)
+/// with their budgets, and the ladder's ply cap, opening plies, seed and
+/// player settings.
+pub fn pair_identity<G: Encode + Heuristic>(
+    variant: rules::VariantId,
+    a: &PlayerFactory<G>,
+    b: &PlayerFactory<G>,
+    settings: &LadderSettings,
+) -> serde_json::Value {
+    serde_json::json!({
+        "ladder": true,
+        "variant": variant.as_str(),
+        "a": a.played_as(), "b": b.played_as(),
+        "budget_a": a.budget_text(), "budget_b": b.budget_text(),
+        "ply_cap": settings.ply_cap,
+        "openings_random_plies": settings.opening_plies,
+        "seed": settings.seed,
+        "players": settings.player_settings,
+    })
 }
 
 /// The pairs `(a, b)`, `a < b`, that a ladder of `n` players plays, in

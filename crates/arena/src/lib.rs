@@ -26,6 +26,7 @@ pub mod evaluate;
 pub mod fairy_stockfish;
 pub mod greedy;
 pub mod htp_client;
+pub mod journal;
 pub mod ladder;
 pub mod matches;
 pub mod opening;

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use arena::greedy::Heuristic;
-use arena::matches::{run_match_resuming, MatchGame};
+use arena::journal::{read_journal, write_journal};
+use arena::matches::run_match_resuming;
 use arena::records::{termination, uses_pgn, write_records};
 use arena::spec::{FactoryContext, PlayerFactory, PlayerSpec};
 use arena::{MatchSettings, SprtConfig};
@@ -281,7 +282,7 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
     }
     let done = match &args.journal {
         Some(path) => {
-            let done = read_journal(path, &journal_key)?;
+            let done = read_journal(path, &journal_key).map_err(|e| anyhow!("--journal {e}"))?;
             // Written once before the first game, so a journal that cannot
             // be written stops the match now, not after it is played.
             write_journal(path, &journal_key, &done).with_context(|| {
@@ -423,112 +424,4 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
         );
     }
     Ok(())
-}
-
-/// The first line of a match journal: `{"journal": JOURNAL_KIND, "match": identity}`.
-const JOURNAL_KIND: &str = "lokizero match";
-
-/// Write the journal at `path` (atomically: a crash leaves the previous
-/// one): its header with `identity`, then one finished game per line.
-fn write_journal(
-    path: &Path,
-    identity: &serde_json::Value,
-    games: &[MatchGame],
-) -> std::io::Result<()> {
-    let mut text = serde_json::json!({"journal": JOURNAL_KIND, "match": identity}).to_string();
-    text.push('\n');
-    for game in games {
-        text.push_str(&serde_json::to_string(game).map_err(std::io::Error::other)?);
-        text.push('\n');
-    }
-    fsio::write_atomic(path, text.as_bytes())
-}
-
-/// The games of the journal at `path` (none when there is no file yet),
-/// after checking it is a journal of the match `identity`.
-///
-/// # Errors
-/// A file that cannot be read, is no match journal, belongs to another
-/// match (naming the first setting that differs), or has a line that is
-/// no game (naming the line).
-fn read_journal(path: &Path, identity: &serde_json::Value) -> Result<Vec<MatchGame>> {
-    let text = match std::fs::read_to_string(path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e).with_context(|| format!("reading --journal {}", path.display())),
-    };
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty())
-        .peekable();
-    if lines.peek().is_none() {
-        // An empty file (`touch`ed for the purpose): a new journal.
-        return Ok(Vec::new());
-    }
-    let header: Option<serde_json::Value> =
-        lines.next().and_then(|(_, l)| serde_json::from_str(l).ok());
-    let Some(recorded) = header
-        .as_ref()
-        .filter(|h| h["journal"] == JOURNAL_KIND)
-        .map(|h| &h["match"])
-    else {
-        bail!(
-            "--journal {}: not a match journal (its first line should be {{\"journal\": \"{JOURNAL_KIND}\", ...}}); give a new path or remove the file",
-            path.display()
-        );
-    };
-    if recorded != identity {
-        let keys: std::collections::BTreeSet<&String> = [recorded, identity]
-            .iter()
-            .filter_map(|v| v.as_object())
-            .flat_map(|m| m.keys())
-            .collect();
-        let differs = keys
-            .into_iter()
-            .find(|k| recorded.get(k.as_str()) != identity.get(k.as_str()))
-            .map(|k| {
-                // The players by name, not by their JSON keys.
-                let name = match k.as_str() {
-                    "a" => "player A",
-                    "b" => "player B",
-                    "budget_a" => "player A's budget",
-                    "budget_b" => "player B's budget",
-                    other => other,
-                };
-                format!(
-                    "{name} is {} there, {} here",
-                    recorded.get(k.as_str()).unwrap_or(&serde_json::Value::Null),
-                    identity.get(k.as_str()).unwrap_or(&serde_json::Value::Null)
-                )
-            })
-            .unwrap_or_else(|| "its settings differ".into());
-        bail!(
-            "--journal {} is the journal of another match ({differs}); resume with the same settings or give a new path",
-            path.display()
-        );
-    }
-    let mut games = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
-    for (n, line) in lines {
-        let game: MatchGame = serde_json::from_str(line).with_context(|| {
-            format!(
-                "--journal {} line {}: not a game of a match journal (the match writes \
-                 whole files, so the line was changed outside it: delete the line to \
-                 resume without that game, or give a new path)",
-                path.display(),
-                n + 1
-            )
-        })?;
-        if !seen.insert(game.index) {
-            bail!(
-                "--journal {} line {}: game {} a second time",
-                path.display(),
-                n + 1,
-                game.index
-            );
-        }
-        games.push(game);
-    }
-    Ok(games)
 }
