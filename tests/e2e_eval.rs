@@ -304,17 +304,59 @@ fn a_ladder_resumes_and_grows_without_replaying_its_pairs() {
     let again = again.unwrap_or_else(|| panic!("{err}"));
     assert_eq!(err.matches("4 games already played").count(), 2, "{err}");
     assert_eq!(again["ratings"], grown["ratings"]);
+    // The same players in another order: the same pairs, read back.
+    let reordered = [three[1].clone(), three[0].clone(), three[2].clone()];
+    let (_, err) = ladder(&reordered);
+    assert!(
+        err.contains(&format!("{} vs random: 4 games already played", bundle(8))),
+        "{err}"
+    );
+    // One player under two spellings is refused.
+    let slash = format!("bundle:{}/:8", shakti.display());
+    let twice = [three[0].clone(), three[1].clone(), slash];
+    let (refused, err) = ladder(&twice);
+    assert!(refused.is_none());
+    assert!(err.contains("are one player"), "{err}");
     // A damaged journal is named, and kept.
     let journals: Vec<_> = std::fs::read_dir(out.join("games"))
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.to_string_lossy().contains("pair-"))
         .collect();
-    assert_eq!(journals.len(), 2, "{journals:?}");
-    std::fs::write(&journals[0], "[1, 2]\n").unwrap();
+    // random-8, random-16, and 8-16 from the reordered ladder.
+    assert_eq!(journals.len(), 3, "{journals:?}");
+    let before: Vec<Vec<u8>> = journals.iter().map(|j| std::fs::read(j).unwrap()).collect();
+    for journal in &journals {
+        std::fs::write(journal, "[1, 2]\n").unwrap();
+    }
     let (failed, err) = ladder(&three);
     assert!(failed.is_none());
     assert!(err.contains("not a match journal"), "{err}");
-    assert!(err.contains(&journals[0].display().to_string()), "{err}");
-    assert_eq!(std::fs::read(&journals[0]).unwrap(), b"[1, 2]\n");
+    assert!(
+        journals
+            .iter()
+            .any(|j| err.contains(&j.display().to_string())),
+        "{err}"
+    );
+    for journal in &journals {
+        assert_eq!(std::fs::read(journal).unwrap(), b"[1, 2]\n");
+    }
+    for (journal, text) in journals.iter().zip(&before) {
+        std::fs::write(journal, text).unwrap();
+    }
+    // Fewer games than a journal holds: refused, not counted silently.
+    let fewer = Command::new(BIN)
+        .arg("ladder")
+        .args(&three)
+        .args(["--fixed", "1", "--games", "2", "--concurrency", "2"])
+        .args(["--ply-cap", "40", "--variant", "shakti", "--seed", "9"])
+        .args(["--out", out.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&fewer.stderr);
+    assert!(!fewer.status.success());
+    assert!(
+        err.contains("holds 4 games, more than the 2 games asked for"),
+        "{err}"
+    );
 }

@@ -46,7 +46,7 @@ pub enum JournalError {
         path: PathBuf,
     },
     /// The journal of a match with other players or settings.
-    #[error("{path} is the journal of another match ({differs}); resume with the same settings or give a new path")]
+    #[error("{path} is the journal of another match ({differs}); resume with the same settings, or use another file")]
     AnotherMatch {
         /// The journal.
         path: PathBuf,
@@ -54,12 +54,32 @@ pub enum JournalError {
         differs: String,
     },
     /// A line after the header that is no game.
-    #[error("{path} line {line}: not a game of a match journal (the match writes whole files, so the line was changed outside it: delete the line to resume without that game, or give a new path)")]
+    #[error("{path} line {line}: not a game of a match journal (the match writes whole files, so the line was changed outside it: delete the line to resume without that game, or use another file)")]
     BadGame {
         /// The journal.
         path: PathBuf,
         /// 1-based line number.
         line: usize,
+    },
+    /// More games than the match asks for.
+    #[error("{path} holds {held} games, more than the {total} games asked for; ask for at least {held}, or use another file")]
+    TooMany {
+        /// The journal.
+        path: PathBuf,
+        /// Games in it.
+        held: usize,
+        /// Games of the match (`--games`, rounded up to an even number).
+        total: usize,
+    },
+    /// A game whose index is past the match's games.
+    #[error("{path}: game {index} is past the {total} games asked for (indices 0 to {last}); ask for more games, or use another file", last = total.saturating_sub(1))]
+    PastTheEnd {
+        /// The journal.
+        path: PathBuf,
+        /// The game's index.
+        index: usize,
+        /// Games of the match.
+        total: usize,
     },
     /// A game index seen twice.
     #[error("{path} line {line}: game {index} a second time")]
@@ -155,6 +175,29 @@ pub fn read_journal(
         games.push(game);
     }
     Ok(games)
+}
+
+/// Check that the games `done` read from the journal at `path` belong to a
+/// match of `total` games: no more of them, and each index below `total`.
+///
+/// # Errors
+/// [`JournalError::TooMany`], [`JournalError::PastTheEnd`].
+pub fn check_games(path: &Path, done: &[MatchGame], total: usize) -> Result<(), JournalError> {
+    if done.len() > total {
+        return Err(JournalError::TooMany {
+            path: path.to_path_buf(),
+            held: done.len(),
+            total,
+        });
+    }
+    match done.iter().find(|g| g.index >= total) {
+        Some(g) => Err(JournalError::PastTheEnd {
+            path: path.to_path_buf(),
+            index: g.index,
+            total,
+        }),
+        None => Ok(()),
+    }
 }
 
 /// `player A's budget is "8" there, "9" here`: the first key of the two

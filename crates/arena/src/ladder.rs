@@ -19,7 +19,7 @@ use sha2::{Digest, Sha256};
 use crate::bradley_terry::{fit, Anchor, PairResult, Rating, RatingError};
 use crate::chart::{draw_ratings, ChartEntry, ChartError};
 use crate::greedy::Heuristic;
-use crate::journal::{read_journal, write_journal, JournalError};
+use crate::journal::{check_games, read_journal, write_journal, JournalError};
 use crate::matches::{run_match_resuming, MatchSettings};
 use crate::records::{uses_pgn, write_records};
 use crate::spec::PlayerFactory;
@@ -51,6 +51,11 @@ pub struct LadderSettings {
     /// How the players searched (budget, contempt, policy temperature,
     /// rollout mix), one line for the report and `ladder.json`.
     pub player_settings: String,
+    /// The search settings that change how bundles play (contempt, policy
+    /// temperature, solver, ...), without the default budget (each
+    /// player's own budget is in [`pair_identity`]): part of each pair's
+    /// identity, so a pair played with other settings is played anew.
+    pub search_settings: serde_json::Value,
 }
 
 /// The result of one pair.
@@ -144,12 +149,18 @@ pub fn run_ladder<G: Encode + Heuristic>(
     let games_dir = out.join("games");
     std::fs::create_dir_all(&games_dir).map_err(io(&games_dir))?;
     let ext = if uses_pgn(G::VARIANT) { "pgn" } else { "txt" };
+    remove_old_records(&games_dir).map_err(io(&games_dir))?;
     let start = G::start().to_text();
     let mut games = Vec::new();
     let mut pairs = Vec::new();
     for (a, b) in schedule {
         let (pa, pb) = (&players[a], &players[b]);
-        let identity = pair_identity(G::VARIANT, pa, pb, settings);
+        // A pair's journal keeps one order of its players whatever their
+        // places in this ladder: `swap` when `b` comes first there.
+        let order = |p: &PlayerFactory<G>| (p.played_as().to_string(), p.budget_text());
+        let swap = order(pb) < order(pa);
+        let (first, second) = if swap { (pb, pa) } else { (pa, pb) };
+        let identity = pair_identity(G::VARIANT, first, second, settings);
         let digest = Sha256::digest(identity.to_string().as_bytes());
         let hash = u64::from_le_bytes(digest[..8].try_into().unwrap_or_default());
         let seed = rules::zobrist::key(settings.seed, hash);
@@ -164,6 +175,7 @@ pub fn run_ladder<G: Encode + Heuristic>(
         };
         let journal = games_dir.join(format!("pair-{hash:016x}.jsonl"));
         let done = read_journal(&journal, &identity)?;
+        check_games(&journal, &done, settings.games_per_pair.div_ceil(2) * 2)?;
         // Written before the first game: a folder that takes no file stops
         // the ladder now, not after the pair is played.
         write_journal(&journal, &identity, &done).map_err(io(&journal))?;
@@ -182,14 +194,19 @@ pub fn run_ladder<G: Encode + Heuristic>(
             &match_settings,
             &[],
             done,
-            |i| pa.make(rules::zobrist::key(seed, i as u64)),
-            |i| pb.make(rules::zobrist::key(seed.wrapping_mul(31), i as u64)),
+            |i| first.make(rules::zobrist::key(seed, i as u64)),
+            |i| second.make(rules::zobrist::key(seed.wrapping_mul(31), i as u64)),
             |r| {
                 if let Err(e) = write_journal(&journal, &identity, &r.games) {
                     write_error = Some((journal.clone(), e));
-                } else if let Err(e) =
-                    write_records(&record, G::VARIANT, &start, pa.name(), pb.name(), &r.games)
-                {
+                } else if let Err(e) = write_records(
+                    &record,
+                    G::VARIANT,
+                    &start,
+                    first.name(),
+                    second.name(),
+                    &r.games,
+                ) {
                     write_error = Some((record.clone(), e));
                 }
             },
@@ -203,20 +220,31 @@ pub fn run_ladder<G: Encode + Heuristic>(
             } else {
                 rules::Player::Second
             };
-            let score_a = match g.result.winner {
+            // `a_first` and the score are the first player's.
+            let score_first = match g.result.winner {
                 None => 0.5,
                 Some(w) if w == a_side => 1.0,
                 Some(_) => 0.0,
             };
+            let score_a = if swap { 1.0 - score_first } else { score_first };
             games.push(PairResult { a, b, score_a });
         }
+        let wdl = if swap {
+            WdlCounts {
+                wins: report.wdl.losses,
+                draws: report.wdl.draws,
+                losses: report.wdl.wins,
+            }
+        } else {
+            report.wdl
+        };
         progress(&format!(
             "{} vs {}: +{} ={} -{}{}",
             pa.name(),
             pb.name(),
-            report.wdl.wins,
-            report.wdl.draws,
-            report.wdl.losses,
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
             if report.forfeits > 0 {
                 format!(" ({} forfeits)", report.forfeits)
             } else {
@@ -226,7 +254,7 @@ pub fn run_ladder<G: Encode + Heuristic>(
         pairs.push(PairSummary {
             a,
             b,
-            wdl: report.wdl,
+            wdl,
             forfeits: report.forfeits,
         });
     }
@@ -277,7 +305,7 @@ pub fn run_ladder<G: Encode + Heuristic>(
 /// journal's header): the variant, the two players as they play
 /// ([`PlayerFactory::played_as`]: a bundle by its weights, not its path)
 /// with their budgets, and the ladder's ply cap, opening plies, seed and
-/// player settings.
+/// search settings ([`LadderSettings::search_settings`]).
 pub fn pair_identity<G: Encode + Heuristic>(
     variant: rules::VariantId,
     a: &PlayerFactory<G>,
@@ -292,8 +320,28 @@ pub fn pair_identity<G: Encode + Heuristic>(
         "ply_cap": settings.ply_cap,
         "openings_random_plies": settings.opening_plies,
         "seed": settings.seed,
-        "players": settings.player_settings,
+        "search": settings.search_settings,
     })
+}
+
+/// Remove the game records (`<i>-<j>.pgn|txt`) an earlier ladder left in
+/// `games`: they are named by the players' places, which another ladder
+/// in the same folder gives to other players. Every pair of this ladder
+/// writes its own from its journal, which stays.
+fn remove_old_records(games: &Path) -> std::io::Result<()> {
+    for entry in std::fs::read_dir(games)? {
+        let path = entry?.path();
+        let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+        let ext = path.extension().and_then(|s| s.to_str()).unwrap_or("");
+        let digits = |n: &str| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit());
+        let indices = stem
+            .split_once('-')
+            .is_some_and(|(i, j)| digits(i) && digits(j));
+        if indices && matches!(ext, "pgn" | "txt") {
+            std::fs::remove_file(&path)?;
+        }
+    }
+    Ok(())
 }
 
 /// The pairs `(a, b)`, `a < b`, that a ladder of `n` players plays, in

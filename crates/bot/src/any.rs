@@ -91,6 +91,12 @@ impl Bot {
         each!(self, b => b.settle_tree())
     }
 
+    /// Bytes of the search tree kept from the last search (see
+    /// [`GameBot::kept_tree_bytes`]).
+    pub fn kept_tree_bytes(&self) -> Option<u64> {
+        each!(self, b => b.kept_tree_bytes())
+    }
+
     /// Overlap the network's evaluation with the tree work (see
     /// [`GameBot::set_pipeline`]; off by default).
     pub fn set_pipeline(&mut self, on: bool) {

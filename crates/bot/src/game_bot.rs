@@ -307,6 +307,14 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         }
     }
 
+    /// Bytes the nodes of the tree kept from the last search take
+    /// ([`search::Mcts::memory_bytes`], what a
+    /// [`search::Budget::tree_bytes`] bound is checked against); `None`
+    /// without a kept tree (tree reuse off, or no search yet).
+    pub fn kept_tree_bytes(&self) -> Option<u64> {
+        self.kept.as_ref().map(Mcts::memory_bytes)
+    }
+
     /// The tree to search `game` from: the kept subtree when `game` is its
     /// root or one action past it, an empty tree otherwise.
     fn tree_for(&mut self, game: &G) -> Mcts<G> {

@@ -1,5 +1,6 @@
 //! `lokizero ladder PLAYERS...`: round robin, Bradley–Terry ratings with
-//! 95 % intervals, `ladder.md` + `ladder.png` + records in `--out`.
+//! 95 % intervals, `ladder.md` + `ladder.png` + records and a journal per
+//! pair (resumable) in `--out`.
 
 use std::path::PathBuf;
 
@@ -24,7 +25,10 @@ pub struct LadderArgs {
     /// Variant (needed when no player is a bundle; must match the bundles).
     #[arg(long)]
     pub variant: Option<rules::VariantId>,
-    /// Output folder (ladder.md, ladder.png, ladder.json, games/).
+    /// Output folder (ladder.md, ladder.png, ladder.json, games/). Each
+    /// pair keeps a match journal in games/ (pair-HASH.jsonl), so the same
+    /// command run again into this folder plays only the games it lacks:
+    /// a stopped ladder resumes, and added players play only their pairs.
     #[arg(long)]
     pub out: PathBuf,
     /// Games played in parallel.
@@ -107,6 +111,21 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
         .iter()
         .map(|s| PlayerFactory::<G>::new(s, &ctx))
         .collect::<Result<Vec<_>, _>>()?;
+    // One player under two spellings (two paths to the same weights) would
+    // split its rating and share one journal.
+    for (i, p) in players.iter().enumerate() {
+        let same = |q: &PlayerFactory<G>| {
+            q.played_as() == p.played_as() && q.budget_text() == p.budget_text()
+        };
+        if let Some(q) = players[..i].iter().find(|q| same(q)) {
+            bail!(
+                "players {:?} and {:?} are one player ({} with the same budget); a ladder rates each player once",
+                q.name(),
+                p.name(),
+                p.played_as()
+            );
+        }
+    }
     let anchor = match &args.anchor {
         Some(name) => Some(
             args.players
@@ -139,6 +158,12 @@ fn run_for<G: Encode + Heuristic>(args: &LadderArgs) -> Result<()> {
             if args.search.no_solver { "off" } else { "on" },
             args.search.precision
         ),
+        // The precision is in each bundle player's `played_as`.
+        search_settings: {
+            let mut fields = args.search.json_fields();
+            fields.remove("precision");
+            fields.into()
+        },
     };
     // Refused before any game is played.
     arena::ladder::ladder_pairs(players.len(), args.fixed)?;

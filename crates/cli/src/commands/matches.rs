@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, bail, Context, Result};
 use arena::greedy::Heuristic;
-use arena::journal::{read_journal, write_journal};
+use arena::journal::{check_games, read_journal, write_journal};
 use arena::matches::run_match_resuming;
 use arena::records::{termination, uses_pgn, write_records};
 use arena::spec::{FactoryContext, PlayerFactory, PlayerSpec};
@@ -295,13 +295,9 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
         }
         None => Vec::new(),
     };
-    if done.len() > settings.games.div_ceil(2) * 2 {
-        bail!(
-            "--journal {} holds {} games, more than --games {} asks for",
-            args.journal.as_deref().unwrap_or(Path::new("")).display(),
-            done.len(),
-            settings.games
-        );
+    if let Some(path) = &args.journal {
+        let total = settings.games.div_ceil(2) * 2;
+        check_games(path, &done, total).map_err(|e| anyhow!("--journal {e}"))?;
     }
     if !done.is_empty() {
         eprintln!("resuming: {} games already played", done.len());

@@ -473,17 +473,35 @@ fn search_thread(
     // On a thread of the pool (see `super::on_pool`).
     let result =
         pool.install(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
+    // The kept tree's nodes, when they reached RamLimitMb.
+    let at_ram_limit = budget
+        .tree_bytes
+        .zip(bot.kept_tree_bytes())
+        .filter(|&(max, bytes)| bytes >= max)
+        .map(|(_, bytes)| bytes);
+    if let Some(bytes) = at_ram_limit {
+        send(
+            &out,
+            &format!(
+                "info string search stopped at RamLimitMb: {} MiB in the tree's nodes",
+                bytes >> 20
+            ),
+        );
+    }
     if hold.load(Ordering::Relaxed) && !stop.load(Ordering::Relaxed) {
         let release = if budget.clock_start.is_some() {
             "stop or ponderhit"
         } else {
             "stop"
         };
+        let why = if at_ram_limit.is_some() {
+            "at RamLimitMb"
+        } else {
+            "at its node bound"
+        };
         send(
             &out,
-            &format!(
-                "info string search finished (its node bound or RamLimitMb); bestmove waits for {release}"
-            ),
+            &format!("info string search finished {why}; bestmove waits for {release}"),
         );
     }
     wait_while_held(hold, stop);

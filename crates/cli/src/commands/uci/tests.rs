@@ -230,15 +230,35 @@ fn go_infinite_stops_at_ram_limit_and_a_finished_game_holds_bestmove_while_ponde
     assert!(engine.handle("go infinite"));
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut lines = Vec::new();
-    while !lines.iter().any(|l: &String| l.contains("RamLimitMb")) {
+    while !lines
+        .iter()
+        .any(|l: &String| l.contains("bestmove waits for stop"))
+    {
         assert!(Instant::now() < deadline, "{lines:?}");
         std::thread::sleep(Duration::from_millis(20));
         lines.extend(take_lines(&buffer));
     }
     assert_eq!(bestmoves(&lines), 0, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("search finished at RamLimitMb")),
+        "{lines:?}"
+    );
     assert!(engine.handle("stop"));
     engine.wait_search();
     assert_eq!(bestmoves(&take_lines(&buffer)), 1);
+    // A timed search that reaches the bound ends there too, and says so.
+    assert!(engine.handle("go movetime 20000"));
+    engine.wait_search();
+    let lines = take_lines(&buffer);
+    assert_eq!(bestmoves(&lines), 1, "{lines:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("search stopped at RamLimitMb: 1 MiB")),
+        "{lines:?}"
+    );
     // A finished game: `go ponder` and `go infinite` answer on ponderhit
     // or stop only, `go movetime` at once.
     // docs/rules.md §1: White has a bare king and has won.
