@@ -314,6 +314,20 @@ fn stop_ends_go_infinite() {
     e.send("stop");
     let (mv, _) = e.bestmove("go nodes 8", SLOW);
     assert!(legal_after(VariantId::Losers, &[], &mv));
+    // A `go` that names no limit for the side to move says so, then
+    // searches until stop.
+    for go in ["go winc 100 binc 100", "go movestogo 0", "go btime 3000"] {
+        e.send(go);
+        let said = e.until("info string go gives no limit", SLOW);
+        assert!(
+            !said.iter().any(|l| l.starts_with("bestmove")),
+            "{go}: {said:?}"
+        );
+        e.send("stop");
+        let lines = e.until("bestmove", SLOW);
+        let mv = &lines.last().unwrap()["bestmove ".len()..];
+        assert!(legal_after(VariantId::Losers, &[], mv), "{go}: {mv}");
+    }
     // quit during a search ends the engine.
     e.send("go infinite");
     e.quit();

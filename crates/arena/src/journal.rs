@@ -46,7 +46,7 @@ pub enum JournalError {
         path: PathBuf,
     },
     /// The journal of a match with other players or settings.
-    #[error("{path} is the journal of another match ({differs}); resume with the same settings, or use another file")]
+    #[error("{path} is the journal of another match ({differs}); resume with the same settings, or move the file away")]
     AnotherMatch {
         /// The journal.
         path: PathBuf,
@@ -54,7 +54,7 @@ pub enum JournalError {
         differs: String,
     },
     /// A line after the header that is no game.
-    #[error("{path} line {line}: not a game of a match journal (the match writes whole files, so the line was changed outside it: delete the line to resume without that game, or use another file)")]
+    #[error("{path} line {line}: not a game of a match journal (the match writes whole files, so the line was changed outside it: delete the line to resume without that game, or move the file away)")]
     BadGame {
         /// The journal.
         path: PathBuf,
@@ -62,7 +62,7 @@ pub enum JournalError {
         line: usize,
     },
     /// More games than the match asks for.
-    #[error("{path} holds {held} games, more than the {total} games asked for; ask for at least {held}, or use another file")]
+    #[error("{path} holds {held} games, more than the {total} games asked for; ask for at least {held}, or move the file away")]
     TooMany {
         /// The journal.
         path: PathBuf,
@@ -72,7 +72,7 @@ pub enum JournalError {
         total: usize,
     },
     /// A game whose index is past the match's games.
-    #[error("{path}: game {index} is past the {total} games asked for (indices 0 to {last}); ask for more games, or use another file", last = total.saturating_sub(1))]
+    #[error("{path}: game {index} is past the {total} games asked for (indices 0 to {last}); ask for more games, or move the file away", last = total.saturating_sub(1))]
     PastTheEnd {
         /// The journal.
         path: PathBuf,

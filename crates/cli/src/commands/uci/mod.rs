@@ -392,7 +392,11 @@ impl Engine {
         budget.tree_bytes = self.options.tree_bytes();
         let wait_for_stop = go.infinite || go.ponder || !bounded;
         let unbounded_after = go.ponder && !bounded;
-        if (wait_for_stop && !go.infinite && !go.ponder && !go.unbounded()) || unbounded_after {
+        // Said for any `go` that names something but no limit (`go winc
+        // 100 binc 100`, `go movestogo 0`); a bare `go` searches until
+        // `stop` silently, as Stockfish's does.
+        let named = !rest.trim().is_empty();
+        if (wait_for_stop && !go.infinite && !go.ponder && named) || unbounded_after {
             self.say("info string go gives no limit for the side to move; searching until stop");
         }
         let hold = Arc::new(AtomicBool::new(wait_for_stop));
