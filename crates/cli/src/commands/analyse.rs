@@ -137,7 +137,7 @@ impl Analyser {
 
 /// Serve requests until end of input.
 pub fn run(args: AnalyseArgs) -> Result<()> {
-    super::set_threads(args.threads);
+    let pool = super::engine_pool(args.threads)?;
     let device = args.device.device()?;
     let mut analyser = Analyser {
         default_bundle: args.bundle,
@@ -159,7 +159,7 @@ pub fn run(args: AnalyseArgs) -> Result<()> {
         if line.trim().is_empty() {
             continue;
         }
-        let response = super::on_pool(|| analyser.answer(line.trim()));
+        let response = pool.install(|| analyser.answer(line.trim()));
         writeln!(stdout, "{response}")?;
         stdout.flush()?;
     }

@@ -158,16 +158,25 @@ pub fn set_threads(threads: usize) {
     }
 }
 
-/// Run `work` (a search) on a thread of the network's pool
-/// ([`set_threads`]). A search on another thread hands each batch of
-/// leaves to the pool and sleeps until it is done: a thread hop per batch,
-/// which cost one-thread `lokizero uci` 5-41 % of its nodes per second
-/// (docs/benchmarks.md, "Nodes per second in play"). On a pool thread the
-/// batch runs in place, its chunks shared with the pool's other threads.
-/// The other threads sleep between batches: keeping them polling gained
-/// up to 22 % on an idle machine and lost half on a loaded one.
-pub fn on_pool<R: Send>(work: impl FnOnce() -> R + Send) -> R {
-    rayon::scope(|_| work())
+/// The thread pool of an engine (`uci`, `analyse`): `threads` threads
+/// (0 = all cores) for the network and the search. The engine runs each
+/// search inside it (`pool.install`), on one of its threads: a search on
+/// another thread would hand each batch of leaves to the pool and sleep
+/// until it is done, a thread hop per batch, which cost one-thread
+/// `lokizero uci` 5-41 % of its nodes per second (docs/benchmarks.md,
+/// "Nodes per second in play"). On a pool thread the batch runs in place,
+/// its chunks shared with the pool's other threads. The other threads
+/// sleep between batches: keeping them polling gained up to 22 % on an
+/// idle machine and lost half on a loaded one. An engine owns its pool, so
+/// it can build another when its thread count changes (UCI `Threads`).
+///
+/// # Errors
+/// The operating system refused the threads.
+pub fn engine_pool(threads: usize) -> anyhow::Result<rayon::ThreadPool> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| anyhow::anyhow!("cannot start {threads} threads: {e}"))
 }
 
 /// Refuse an output file that could not be written, before any work is

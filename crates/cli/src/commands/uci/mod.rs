@@ -294,10 +294,7 @@ impl Engine {
         let pool = match &self.pool {
             Some(pool) => Arc::clone(pool),
             None => {
-                let pool = rayon::ThreadPoolBuilder::new()
-                    .num_threads(self.options.threads)
-                    .build()
-                    .context("cannot start the engine's threads")?;
+                let pool = super::engine_pool(self.options.threads)?;
                 self.pool.insert(Arc::new(pool)).clone()
             }
         };
@@ -474,7 +471,7 @@ fn search_thread(
     expected_reply: bool,
     out: Out,
 ) -> Bot {
-    // On a thread of the pool (see `super::on_pool`).
+    // On a thread of the pool (see `super::engine_pool`).
     let result =
         pool.install(|| bot.choose_move(&budget, &mut |info| send(&out, &info_line(info))));
     // The kept tree's nodes, when they reached RamLimitMb.
