@@ -285,8 +285,9 @@ impl Engine {
         Ok(PositionSpec { fen, moves })
     }
 
-    /// Load the bundle the options ask for, unless already loaded.
-    fn ensure_bot(&mut self) -> Result<()> {
+    /// Load the bundle the options ask for, unless already loaded, and
+    /// start the engine's threads, unless started; returns the threads.
+    fn ensure_bot(&mut self) -> Result<Arc<rayon::ThreadPool>> {
         let variant = self.options.variant;
         let given =
             (!self.options.bundle_path.is_empty()).then(|| Path::new(&self.options.bundle_path));
@@ -312,7 +313,7 @@ impl Engine {
         if let Some(bot) = self.bot.as_mut() {
             bot.set_pipeline(pool.current_num_threads() > 1);
         }
-        Ok(())
+        Ok(pool)
     }
 
     fn go(&mut self, rest: &str) {
@@ -333,8 +334,8 @@ impl Engine {
             return self.say("bestmove (none)");
         }
         let prepared = self.prepare_bot();
-        let bot = match prepared {
-            Ok(bot) => bot,
+        let (bot, pool) = match prepared {
+            Ok(prepared) => prepared,
             Err(e) => {
                 self.error(crate::error_text(&e));
                 return self.say("bestmove (none)");
@@ -400,11 +401,6 @@ impl Engine {
         let out = self.out.clone();
         let (flag, held) = (stop.clone(), hold.clone());
         let expected_reply = self.options.ponder;
-        let Some(pool) = self.pool.clone() else {
-            self.bot = Some(bot);
-            self.error("the engine's threads were not started");
-            return self.say("bestmove (none)");
-        };
         let handle = std::thread::spawn(move || {
             search_thread(&pool, bot, budget, &held, &flag, expected_reply, out)
         });
@@ -436,20 +432,21 @@ impl Engine {
         }
     }
 
-    /// The bot, loaded, with the current position and strength set.
-    fn prepare_bot(&mut self) -> Result<Bot> {
+    /// The bot, loaded, with the current position and strength set, and
+    /// the threads to search on.
+    fn prepare_bot(&mut self) -> Result<(Bot, Arc<rayon::ThreadPool>)> {
         let spec = self
             .position
             .clone()
             .context("no valid position (the last `position` was rejected)")?;
-        self.ensure_bot()?;
+        let pool = self.ensure_bot()?;
         let mut bot = self.bot.take().context("no network loaded")?;
         let result = bot
             .set_position(spec.fen.as_deref(), &spec.moves)
             .and_then(|()| bot.set_strength(self.options.strength()))
             .and_then(|()| bot.set_search_config(self.options.search_config()));
         match result {
-            Ok(()) => Ok(bot),
+            Ok(()) => Ok((bot, pool)),
             Err(e) => {
                 self.bot = Some(bot);
                 Err(e.into())
