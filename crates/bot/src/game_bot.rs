@@ -270,12 +270,13 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         self.kept = None;
     }
 
-    /// Overlap the network's evaluation of each batch of leaves with the
-    /// tree work ([`search::Batch::with_pipeline`]; off by default): for a
-    /// bot that has a rayon pool of two or more threads to itself, as the
-    /// UCI engine with `Threads` 2 or more and `analyse --threads`, it
-    /// searches 1.3-1.7x the nodes per second of one thread, against
-    /// 1.1-1.4x without (`docs/benchmarks.md`). Off, a search does not
+    /// Search with two batches of leaves in flight, each evaluated whole
+    /// on a thread of its own ([`search::Batch::run_pipelined`], with an
+    /// [`Evaluator::fork`] of this bot's evaluator; off by default, and
+    /// without effect for an evaluator that has no fork): for a bot that
+    /// has a rayon pool of two or more threads to itself, as the UCI
+    /// engine with `Threads` 2 or more and `analyse --threads`
+    /// (`docs/benchmarks.md`, "Two threads"). On or off, a search does not
     /// depend on the pool it runs in: a match's games are the same at any
     /// `--concurrency`.
     pub fn set_pipeline(&mut self, on: bool) {
@@ -382,16 +383,27 @@ impl<G: BotGame, E: Evaluator<G> + Send> GameBot<G, E> {
         report: &mut dyn FnMut(&Mcts<G>),
     ) {
         let trees = std::slice::from_mut(tree);
-        let mut batch = Batch::new(self.config.leaves_per_batch).with_pipeline(self.pipeline);
-        let (evaluator, rng) = (&mut self.evaluator, &mut self.rng);
-        batch.run(trees, evaluator, budget, rng, |trees| {
+        let mut batch = Batch::new(self.config.leaves_per_batch);
+        let progress = |trees: &[Mcts<G>]| {
             let tree = &trees[0];
             if tree.visits() > 0 && Instant::now() >= *next_report {
                 report(tree);
                 *next_report += interval;
             }
             false
-        });
+        };
+        let helper = if self.pipeline {
+            self.evaluator.fork()
+        } else {
+            None
+        };
+        let (evaluator, rng) = (&mut self.evaluator, &mut self.rng);
+        match helper {
+            Some(mut helper) => {
+                batch.run_pipelined(trees, [evaluator, &mut helper], budget, rng, progress)
+            }
+            None => batch.run(trees, evaluator, budget, rng, progress),
+        };
     }
 
     /// One evaluation of `game`: priors over `legal` and the WDL.

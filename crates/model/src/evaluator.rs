@@ -8,6 +8,7 @@
 //! changes.
 
 use std::marker::PhantomData;
+use std::sync::Arc;
 
 use burn::module::Module;
 use burn::tensor::activation::softmax;
@@ -30,7 +31,8 @@ use crate::quant::Precision;
 pub struct NetEvaluator<E: Encode> {
     net: Net,
     device: Device,
-    fused: Option<FusedNet>,
+    /// The fused form of `net`, shared with this evaluator's forks.
+    fused: Option<Arc<FusedNet>>,
     input: Vec<f32>,
     /// Positions evaluated so far (for throughput figures).
     pub evaluated: u64,
@@ -77,9 +79,9 @@ impl<E: Encode> NetEvaluator<E> {
     pub fn new(net: Net, device: Device) -> Self {
         let mut eval = Self::new_burn(net, device);
         if eval.device == Device::flex() {
-            let board = [E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH];
+            let board = eval.board();
             // A net that cannot be converted (not one of ours) stays on burn.
-            eval.fused = FusedNet::from_net(&eval.net, board).ok();
+            eval.fused = FusedNet::from_net(&eval.net, board).ok().map(Arc::new);
         }
         eval
     }
@@ -88,10 +90,16 @@ impl<E: Encode> NetEvaluator<E> {
     /// (for comparisons and the equivalence tests).
     pub fn new_burn(net: Net, device: Device) -> Self {
         let net = net.valid().to_device(&device.clone().without_autodiff());
+        Self::with_parts(net, device.without_autodiff(), None)
+    }
+
+    /// An evaluator of `net` (already in inference mode on `device`) and
+    /// its fused form, with empty buffers.
+    fn with_parts(net: Net, device: Device, fused: Option<Arc<FusedNet>>) -> Self {
         NetEvaluator {
             net,
-            device: device.without_autodiff(),
-            fused: None,
+            device,
+            fused,
             input: Vec::new(),
             evaluated: 0,
             moves_left_discount: DEFAULT_MOVES_LEFT_DISCOUNT,
@@ -101,6 +109,12 @@ impl<E: Encode> NetEvaluator<E> {
             legal_offsets: Vec::new(),
             _game: PhantomData,
         }
+    }
+
+    /// The board dimensions [`FusedNet::from_net`] asks for: input planes,
+    /// policy planes, height, width.
+    fn board(&self) -> [usize; 4] {
+        [E::INPUT_PLANES, E::POLICY_PLANES, E::HEIGHT, E::WIDTH]
     }
 
     /// Set the per-ply discount of decisive outcomes (1 = prefer no
@@ -140,7 +154,11 @@ impl<E: Encode> NetEvaluator<E> {
     /// fused path.
     pub fn force_precision(&mut self, precision: Precision) {
         if let Some(fused) = self.fused.take() {
-            self.fused = Some(fused.with_precision(precision));
+            // A fork still holding the old form keeps it; this one gets
+            // its own (rebuilt from the same weights).
+            let own =
+                Arc::try_unwrap(fused).or_else(|_| FusedNet::from_net(&self.net, self.board()));
+            self.fused = own.ok().map(|f| Arc::new(f.with_precision(precision)));
         }
     }
 
@@ -149,7 +167,7 @@ impl<E: Encode> NetEvaluator<E> {
     pub fn precision(&self) -> Precision {
         self.fused
             .as_ref()
-            .map_or(Precision::Fp32, FusedNet::precision)
+            .map_or(Precision::Fp32, |f| f.precision())
     }
 
     /// Whether the forward pass runs on the [`FusedNet`] path.
@@ -294,6 +312,16 @@ impl<E: Encode> Evaluator<E> for NetEvaluator<E> {
                 None => value,
             };
         }
+    }
+
+    /// An evaluator sharing this one's fused network (its weights are
+    /// read-only and each thread runs it on scratch buffers of its own)
+    /// with buffers of its own; `None` off the fused path.
+    fn fork(&mut self) -> Option<Self> {
+        let fused = Arc::clone(self.fused.as_ref()?);
+        let mut fork = Self::with_parts(self.net.clone(), self.device.clone(), Some(fused));
+        fork.moves_left_discount = self.moves_left_discount;
+        Some(fork)
     }
 }
 

@@ -171,3 +171,49 @@ fn boards_with_equal_rows_do_not_share_padding() {
         assert!(diff < 1e-4, "{h}x{w}: policy differs by {diff}");
     }
 }
+
+/// A fork ([`search::Evaluator::fork`], the second evaluator of the
+/// two-thread search) evaluates exactly as its original, in int8 too,
+/// and the original can still change its precision while the fork holds
+/// the shared network: each then runs its own.
+#[test]
+fn a_fork_evaluates_as_its_original() {
+    use model::Precision;
+    let (net, _) = load_bundle::<Viking>(&shipped_bundle("viking"), &Device::flex())
+        .expect("shipped bundle loads");
+    let games = positions::<Viking>(9);
+    let refs: Vec<&Viking> = games.iter().collect();
+    let legal: Vec<Vec<_>> = games
+        .iter()
+        .map(|g| {
+            let mut v = Vec::new();
+            g.legal_actions(&mut v);
+            v
+        })
+        .collect();
+    let legal: Vec<&[_]> = legal.iter().map(Vec::as_slice).collect();
+    let moves: usize = legal.iter().map(|l| l.len()).sum();
+    let run = |eval: &mut NetEvaluator<Viking>| {
+        let (mut priors, mut wdl) = (vec![f32::NAN; moves], vec![[f32::NAN; 3]; refs.len()]);
+        eval.evaluate(&refs, &legal, &mut priors, &mut wdl);
+        (priors, flat(&wdl))
+    };
+    let mut original =
+        NetEvaluator::<Viking>::new(net.clone(), Device::flex()).with_precision(Precision::Int8);
+    let mut fork = original.fork().expect("a fused evaluator forks");
+    assert_eq!(fork.precision(), original.precision());
+    let int8 = run(&mut original);
+    assert_eq!(run(&mut fork), int8);
+    // The original back to fp32 while the fork lives: the fork stays as
+    // it was, the original now matches a fresh fp32 evaluator.
+    original.set_precision(Precision::Fp32);
+    assert_eq!(original.precision(), Precision::Fp32);
+    assert_eq!(run(&mut fork), int8);
+    let mut fresh = NetEvaluator::<Viking>::new(net, Device::flex());
+    assert_eq!(run(&mut original), run(&mut fresh));
+    // Off the fused path there is no fork.
+    let (burn_net, _) = load_bundle::<Viking>(&shipped_bundle("viking"), &Device::flex()).unwrap();
+    assert!(NetEvaluator::<Viking>::new_burn(burn_net, Device::flex())
+        .fork()
+        .is_none());
+}

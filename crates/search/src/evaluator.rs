@@ -2,7 +2,7 @@
 //! network-free evaluators: uniform priors with a draw value, and random
 //! playouts (pure UCT baseline).
 
-use rand::Rng;
+use rand::{Rng, SeedableRng};
 use rules::{Game, Player};
 
 /// Win/draw/loss probabilities `[W, D, L]` from the side to move of the
@@ -39,6 +39,19 @@ pub trait Evaluator<G: Game> {
         priors: &mut [f32],
         wdl: &mut [Wdl],
     );
+
+    /// A second evaluator of the same function with buffers (and random
+    /// source) of its own, so that another thread can evaluate one batch
+    /// while this one evaluates the next: the two-thread pipelined search
+    /// ([`crate::Batch::run_pipelined`]). `None`, the default, where this
+    /// evaluator cannot be shared that way; a random source is split off
+    /// this one's (so `&mut self`), which keeps the pair reproducible.
+    fn fork(&mut self) -> Option<Self>
+    where
+        Self: Sized,
+    {
+        None
+    }
 }
 
 /// Write uniform priors into `priors`, one block per `legal[i]`.
@@ -70,6 +83,10 @@ impl<G: Game> Evaluator<G> for UniformEvaluator {
     ) {
         write_uniform(legal, priors);
         wdl.fill(DRAW_WDL);
+    }
+
+    fn fork(&mut self) -> Option<Self> {
+        Some(UniformEvaluator)
     }
 }
 
@@ -150,7 +167,7 @@ fn wdl_index(winner: Option<Player>, me: Player) -> usize {
     }
 }
 
-impl<G: Game, R: Rng> Evaluator<G> for RolloutEvaluator<R> {
+impl<G: Game, R: Rng + SeedableRng> Evaluator<G> for RolloutEvaluator<R> {
     fn evaluate(
         &mut self,
         positions: &[&G],
@@ -160,6 +177,15 @@ impl<G: Game, R: Rng> Evaluator<G> for RolloutEvaluator<R> {
     ) {
         write_uniform(legal, priors);
         self.write_values(positions, wdl);
+    }
+
+    /// The same playouts with a generator seeded from this one's.
+    fn fork(&mut self) -> Option<Self> {
+        Some(RolloutEvaluator {
+            playouts: self.playouts,
+            max_plies: self.max_plies,
+            rng: R::from_rng(&mut self.rng),
+        })
     }
 }
 
@@ -211,7 +237,7 @@ impl<E, R> RolloutMix<E, R> {
     }
 }
 
-impl<G: Game, E: Evaluator<G>, R: Rng> Evaluator<G> for RolloutMix<E, R> {
+impl<G: Game, E: Evaluator<G>, R: Rng + SeedableRng> Evaluator<G> for RolloutMix<E, R> {
     fn evaluate(
         &mut self,
         positions: &[&G],
@@ -231,5 +257,18 @@ impl<G: Game, E: Evaluator<G>, R: Rng> Evaluator<G> for RolloutMix<E, R> {
                 *a = (1.0 - l) * *a + l * b;
             }
         }
+    }
+
+    /// The inner evaluator's fork and the playouts' ([`RolloutEvaluator`]'s),
+    /// with the same weight; `None` when the inner one has none.
+    fn fork(&mut self) -> Option<Self> {
+        let inner = self.inner.fork()?;
+        let rollout = <RolloutEvaluator<R> as Evaluator<G>>::fork(&mut self.rollout)?;
+        Some(RolloutMix {
+            inner,
+            rollout,
+            lambda: self.lambda,
+            scratch_wdl: Vec::new(),
+        })
     }
 }

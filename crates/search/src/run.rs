@@ -1,6 +1,10 @@
 //! The one search loop: batched steps over some trees until their
 //! [`Budget`] stops them, and two shorthands for a node budget.
 
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Mutex, PoisonError};
+use std::time::Instant;
+
 use rand::Rng;
 use rules::Game;
 
@@ -19,10 +23,6 @@ impl Batch {
     /// trees share it, so their tree work runs in order on this thread
     /// whatever [`Batch::with_tree_work`] said. Every tree is left with no
     /// pending leaves. Returns the number of steps run.
-    ///
-    /// With [`Batch::with_pipeline`] the steps overlap: the evaluator runs
-    /// on one step's leaves while the previous step's results are applied
-    /// and the next step's leaves collected.
     pub fn run<G, E, R, S>(
         &mut self,
         trees: &mut [Mcts<G>],
@@ -40,10 +40,7 @@ impl Batch {
         for tree in trees.iter_mut() {
             tree.bound_memory(budget.tree_bytes);
         }
-        if self.pipeline {
-            return self.run_pipelined(trees, evaluator, budget, rng, stop);
-        }
-        let mut stopper = budget.stopper(std::time::Instant::now());
+        let mut stopper = budget.stopper(Instant::now());
         let mut steps = 0;
         while !stopper.should_stop(trees) && !stop(trees) {
             self.step_shared(trees, evaluator, budget.node_target(), rng);
@@ -52,110 +49,88 @@ impl Batch {
         steps
     }
 
-    /// [`Batch::run`] with each step's evaluation overlapping the tree
-    /// work (`rayon::join`: the evaluator on this thread, the tree work
-    /// where the pool finds a free thread, which then helps with the
-    /// evaluation). Step `k` evaluates batch `k` while the tree work applies
-    /// batch `k - 1`'s results and collects batch `k + 1`, with virtual
-    /// loss on batch `k`.
-    fn run_pipelined<G, E, R, S>(
+    /// [`Batch::run`] with two batches in flight, each evaluated whole by
+    /// one of `evaluators` (the second usually an [`Evaluator::fork`] of the
+    /// first), as Leela Chess Zero's search threads overlap the network
+    /// and the tree. The tree work is done in turns: turn `k` applies the
+    /// results of batch `k - 2` and collects batch `k`, while batch `k - 1`
+    /// is being evaluated, with virtual loss on it. In a rayon pool of two
+    /// or more threads the turns alternate between two threads, each
+    /// evaluating the batches it collected, so both threads evaluate at
+    /// once and neither waits for the other's tree work beyond its own
+    /// turn; with one thread the same turns run one after the other. The
+    /// trees are the same either way (the same seed gives the same search,
+    /// whatever the pool's size), but differ from [`Batch::run`]'s: each
+    /// batch's leaves are chosen without the results of the batch in
+    /// flight. `stop` and `budget`'s stopper are consulted on the even
+    /// turns (those of the calling thread), so `stop` need not be `Send`.
+    /// Returns the number of batches evaluated after the roots'.
+    pub fn run_pipelined<G, E, R, S>(
         &mut self,
         trees: &mut [Mcts<G>],
-        evaluator: &mut E,
+        evaluators: [&mut E; 2],
         budget: &Budget,
         rng: &mut R,
         mut stop: S,
     ) -> usize
     where
         G: Game,
-        E: Evaluator<G> + Send + ?Sized,
+        E: Evaluator<G> + Send,
         R: Rng + Send + ?Sized,
         S: FnMut(&[Mcts<G>]) -> bool,
     {
+        for tree in trees.iter_mut() {
+            tree.bound_memory(budget.tree_bytes);
+        }
+        let [first, second] = evaluators;
         let nodes = budget.node_target();
+        let mut stopper = budget.stopper(Instant::now());
+        // The roots' own evaluations, in turn: while a root is in flight
+        // every descent would stop at it.
+        while trees.iter().any(|t| t.visits() == 0 && !t.is_terminal()) {
+            if stopper.should_stop(trees) || stop(trees) {
+                return 0;
+            }
+            self.step_shared(trees, first, nodes, rng);
+        }
         let leaves = self.leaves_per_tree;
-        // The batch evaluated in the previous step and not yet applied:
-        // per tree its mark and its `(leaves, priors)` counts; its results
-        // are in `done`.
-        let mut ready: Option<Vec<(PendingMark, (usize, usize))>> = None;
-        let mut done = Evaluated::default();
-        let mut next = Evaluated::default();
-        let mut stopper = budget.stopper(std::time::Instant::now());
-        let mut steps = 0;
-        while !stopper.should_stop(trees) && !stop(trees) {
-            // The roots' own evaluations, in turn: while a root is in
-            // flight every descent would stop at it.
-            if ready.is_none() && trees.iter().any(|t| t.visits() == 0 && !t.is_terminal()) {
-                self.step_shared(trees, evaluator, nodes, rng);
-                steps += 1;
-                continue;
-            }
-            // Nothing to evaluate beyond the ready batch (the first step
-            // after the roots', or a step whose leaves were all terminal):
-            // apply it and collect this step's leaves first.
-            let skip = |i: usize| ready.as_ref().map_or(0, |r| r[i].0.leaves);
-            if trees
-                .iter()
-                .enumerate()
-                .all(|(i, t)| t.num_pending() == skip(i))
-            {
-                if let Some(ready) = ready.take() {
-                    apply_ready(trees, &ready, &done);
+        let mut check = |trees: &[Mcts<G>]| stopper.should_stop(trees) || stop(trees);
+        let mut workers = [Worker::new(first), Worker::new(second)];
+        if rayon::current_num_threads() < 2 {
+            // The same turns on this thread alone.
+            let mut turn = 0;
+            loop {
+                let w = turn % 2;
+                let checks = (w == 0).then_some(&mut check as &mut StopCheck<'_, G>);
+                if !workers[w].tree_turn(trees, rng, nodes, leaves, checks) {
+                    // The other batch in flight was evaluated already.
+                    workers[1 - w].apply(trees);
+                    break;
                 }
-                for tree in trees.iter_mut() {
-                    collect(tree, nodes, leaves, rng);
-                }
+                workers[w].evaluate();
+                turn += 1;
             }
-            // This step's batch: the pending leaves after the ready ones,
-            // copied out so that the trees can change meanwhile.
-            let mut positions: Vec<G> = Vec::new();
-            let mut legal: Vec<Vec<G::Action>> = Vec::new();
-            let mut spans = Vec::with_capacity(trees.len());
-            for (i, tree) in trees.iter().enumerate() {
-                let skip = ready.as_ref().map_or(0, |r| r[i].0.leaves);
-                let (p, l) = tree.pending_leaves();
-                let (p, l) = (&p[skip..], &l[skip..]);
-                spans.push((p.len(), l.iter().map(Vec::len).sum::<usize>()));
-                positions.extend_from_slice(p);
-                legal.extend_from_slice(l);
-            }
-            let total = spans.iter().map(|&(_, priors)| priors).sum();
-            next.priors.resize(total, 0.0);
-            next.wdl.resize(positions.len(), DRAW_WDL);
-            let mut marks = Vec::with_capacity(trees.len());
-            let Evaluated { priors, wdl } = &mut next;
-            rayon::join(
-                || {
-                    if !positions.is_empty() {
-                        let positions: Vec<&G> = positions.iter().collect();
-                        let legal: Vec<&[G::Action]> = legal.iter().map(Vec::as_slice).collect();
-                        evaluator.evaluate(&positions, &legal, priors, wdl);
-                    }
-                },
-                || {
-                    if let Some(ready) = &ready {
-                        apply_ready(trees, ready, &done);
-                    }
-                    for tree in trees.iter_mut() {
-                        marks.push(tree.pending_mark());
-                        collect(tree, nodes, leaves, rng);
-                    }
-                },
-            );
-            ready = (!positions.is_empty()).then(|| marks.into_iter().zip(spans).collect());
-            std::mem::swap(&mut done, &mut next);
-            steps += 1;
+            return workers.iter().map(|w| w.batches).sum();
         }
-        // The batch evaluated last, then the one collected when the search
-        // stopped (by time or the stop flag; a node budget collects none
-        // past its target).
-        if let Some(ready) = ready {
-            apply_ready(trees, &ready, &done);
-        }
-        self.step_shared(trees, evaluator, 0, rng);
-        steps
+        let shared = Mutex::new((trees, rng));
+        let turns = Turns::default();
+        let [mut w0, mut w1] = workers;
+        rayon::in_place_scope(|scope| {
+            let (shared, turns) = (&shared, &turns);
+            scope.spawn(move |_| {
+                let _quit = turns.quit_on_drop(1);
+                w1.run_turns(1, shared, turns, nodes, leaves, None);
+            });
+            let _quit = turns.quit_on_drop(0);
+            w0.run_turns(0, shared, turns, nodes, leaves, Some(&mut check));
+        });
+        turns.batches.load(Ordering::Acquire)
     }
 }
+
+/// Whether a pipelined search stops now, asked with the trees on the
+/// calling thread's turns ([`Batch::run_pipelined`]).
+type StopCheck<'a, G> = dyn FnMut(&[Mcts<G>]) -> bool + 'a;
 
 /// One batch's evaluations: the priors of its leaves' legal actions, one
 /// block per leaf, and their WDLs.
@@ -165,20 +140,192 @@ struct Evaluated {
     wdl: Vec<Wdl>,
 }
 
-/// Apply the batch evaluated last to `trees`: per tree its mark and its
-/// `(leaves, priors)` counts in `ready`, the results in `done` in tree
-/// order.
-fn apply_ready<G: Game>(
-    trees: &mut [Mcts<G>],
-    ready: &[(PendingMark, (usize, usize))],
-    done: &Evaluated,
-) {
-    let (mut priors, mut wdl) = (&done.priors[..], &done.wdl[..]);
-    for (tree, &(mark, (n_leaves, n_priors))) in trees.iter_mut().zip(ready) {
-        let (p, p_rest) = priors.split_at(n_priors);
-        let (w, w_rest) = wdl.split_at(n_leaves);
-        (priors, wdl) = (p_rest, w_rest);
-        tree.apply_first(mark, p, w);
+/// One of [`Batch::run_pipelined`]'s two workers: its evaluator, the batch
+/// it collected last (copied out of the trees, so that they can change
+/// while it is evaluated) and that batch's results.
+struct Worker<'e, G: Game, E> {
+    evaluator: &'e mut E,
+    /// The collected batch's positions and their legal actions, all trees'.
+    positions: Vec<G>,
+    legal: Vec<Vec<G::Action>>,
+    /// Per tree the collected batch's pending mark (its leaves and
+    /// collisions, counted from the front of the pending lists as they
+    /// will stand when it is applied) and its `(leaves, priors)` counts;
+    /// `None` when nothing is waiting to be applied.
+    ready: Option<Vec<(PendingMark, (usize, usize))>>,
+    done: Evaluated,
+    /// Batches this worker evaluated.
+    batches: usize,
+}
+
+impl<'e, G: Game, E: Evaluator<G>> Worker<'e, G, E> {
+    fn new(evaluator: &'e mut E) -> Self {
+        Worker {
+            evaluator,
+            positions: Vec::new(),
+            legal: Vec::new(),
+            ready: None,
+            done: Evaluated::default(),
+            batches: 0,
+        }
+    }
+
+    /// Apply this worker's evaluated batch to `trees`, if any: its leaves
+    /// and collisions are the first pending ones (the other worker's batch
+    /// was collected after it).
+    fn apply(&mut self, trees: &mut [Mcts<G>]) {
+        let Some(ready) = self.ready.take() else {
+            return;
+        };
+        let (mut priors, mut wdl) = (&self.done.priors[..], &self.done.wdl[..]);
+        for (tree, &(mark, (n_leaves, n_priors))) in trees.iter_mut().zip(&ready) {
+            let (p, p_rest) = priors.split_at(n_priors);
+            let (w, w_rest) = wdl.split_at(n_leaves);
+            (priors, wdl) = (p_rest, w_rest);
+            tree.apply_first(mark, p, w);
+        }
+    }
+
+    /// One turn of tree work: apply this worker's last batch, then (unless
+    /// `check` says the search stops, returning `false`) collect the next
+    /// one and copy it out.
+    fn tree_turn<R: Rng + ?Sized>(
+        &mut self,
+        trees: &mut [Mcts<G>],
+        rng: &mut R,
+        nodes: u32,
+        leaves: usize,
+        check: Option<&mut StopCheck<'_, G>>,
+    ) -> bool {
+        self.apply(trees);
+        if check.is_some_and(|check| check(trees)) {
+            return false;
+        }
+        self.positions.clear();
+        self.legal.clear();
+        let mut ready = Vec::with_capacity(trees.len());
+        for tree in trees.iter_mut() {
+            let before = tree.pending_mark();
+            collect(tree, nodes, leaves, rng);
+            let after = tree.pending_mark();
+            let (p, l) = tree.pending_leaves();
+            let (p, l) = (&p[before.leaves..], &l[before.leaves..]);
+            self.positions.extend_from_slice(p);
+            self.legal.extend_from_slice(l);
+            let mark = PendingMark {
+                leaves: after.leaves - before.leaves,
+                collisions: after.collisions - before.collisions,
+            };
+            ready.push((mark, (p.len(), l.iter().map(Vec::len).sum::<usize>())));
+        }
+        // Applied even when empty: its collisions' virtual visits go.
+        self.ready = Some(ready);
+        true
+    }
+
+    /// Evaluate the batch collected last into `done`.
+    fn evaluate(&mut self) {
+        if self.positions.is_empty() {
+            return;
+        }
+        let total = self.legal.iter().map(Vec::len).sum();
+        self.done.priors.resize(total, 0.0);
+        self.done.wdl.resize(self.positions.len(), DRAW_WDL);
+        let positions: Vec<&G> = self.positions.iter().collect();
+        let legal: Vec<&[G::Action]> = self.legal.iter().map(Vec::as_slice).collect();
+        self.evaluator.evaluate(
+            &positions,
+            &legal,
+            &mut self.done.priors,
+            &mut self.done.wdl,
+        );
+        self.batches += 1;
+    }
+
+    /// The turns `me`, `me + 2`, ... on this thread, each followed by the
+    /// evaluation of the batch it collected, until a turn finds the search
+    /// stopped (`check`, worker 0's) or the other worker gone.
+    fn run_turns<R: Rng + Send + ?Sized>(
+        &mut self,
+        me: usize,
+        shared: &Mutex<(&mut [Mcts<G>], &mut R)>,
+        turns: &Turns,
+        nodes: u32,
+        leaves: usize,
+        mut check: Option<&mut StopCheck<'_, G>>,
+    ) {
+        let mut turn = me;
+        while turns.wait_for(turn, 1 - me) {
+            let mut guard = shared.lock().unwrap_or_else(PoisonError::into_inner);
+            let (trees, rng) = &mut *guard;
+            let go_on = !turns.stopped.load(Ordering::Acquire)
+                && self.tree_turn(trees, *rng, nodes, leaves, check.as_deref_mut());
+            if !go_on {
+                // The other worker applies its batch in flight on its next
+                // turn and stops there too.
+                self.apply(trees);
+                turns.stopped.store(true, Ordering::Release);
+            }
+            drop(guard);
+            turns.next.store(turn + 1, Ordering::Release);
+            if !go_on {
+                break;
+            }
+            self.evaluate();
+            turns
+                .batches
+                .fetch_add(usize::from(!self.positions.is_empty()), Ordering::AcqRel);
+            turn += 2;
+        }
+    }
+}
+
+/// The turn-taking of [`Batch::run_pipelined`]'s two threads.
+#[derive(Default)]
+struct Turns {
+    /// The turn whose tree work may run now.
+    next: AtomicUsize,
+    /// A turn found the search stopped: every later turn only applies.
+    stopped: AtomicBool,
+    /// Whether each worker has left (normally or by a panic).
+    quit: [AtomicBool; 2],
+    /// Batches evaluated by both workers.
+    batches: AtomicUsize,
+}
+
+impl Turns {
+    /// Wait until turn `turn` may run (`true`), or the worker `other`
+    /// has left (`false`). Spins briefly, then yields the core: a turn
+    /// comes every few hundred microseconds, sooner than a sleeping
+    /// thread wakes.
+    fn wait_for(&self, turn: usize, other: usize) -> bool {
+        let mut spins = 0u32;
+        loop {
+            if self.next.load(Ordering::Acquire) == turn {
+                return true;
+            }
+            if self.quit[other].load(Ordering::Acquire) {
+                return false;
+            }
+            if spins < 2000 {
+                std::hint::spin_loop();
+                spins += 1;
+            } else {
+                std::thread::yield_now();
+            }
+        }
+    }
+
+    /// A guard marking worker `me` gone when dropped, also by a panic, so
+    /// that the other worker stops waiting for it.
+    fn quit_on_drop(&self, me: usize) -> impl Drop + '_ {
+        struct Quit<'a>(&'a AtomicBool);
+        impl Drop for Quit<'_> {
+            fn drop(&mut self) {
+                self.0.store(true, Ordering::Release);
+            }
+        }
+        Quit(&self.quit[me])
     }
 }
 

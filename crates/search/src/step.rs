@@ -47,7 +47,6 @@ pub enum TreeWork {
 pub struct Batch {
     pub(crate) leaves_per_tree: usize,
     tree_work: TreeWork,
-    pub(crate) pipeline: bool,
     pub(crate) priors: Vec<f32>,
     pub(crate) wdl: Vec<Wdl>,
 }
@@ -59,7 +58,6 @@ impl Batch {
         Batch {
             leaves_per_tree: leaves_per_tree.max(1),
             tree_work: TreeWork::OwnThread,
-            pipeline: false,
             priors: Vec::new(),
             wdl: Vec::new(),
         }
@@ -68,26 +66,6 @@ impl Batch {
     /// The same, with the tree work done where `tree_work` says.
     pub fn with_tree_work(self, tree_work: TreeWork) -> Self {
         Batch { tree_work, ..self }
-    }
-
-    /// The same, with [`Batch::run`]'s steps pipelined (`on`) or in turn
-    /// (the default). Pipelined, each step's evaluation runs beside the
-    /// tree work (`rayon::join`): applying the previous step's results and
-    /// collecting the next step's leaves, with virtual loss on the leaves
-    /// being evaluated, as Leela Chess Zero's search threads overlap the
-    /// network and the tree. A pool of two or more threads then keeps both
-    /// busy instead of leaving one idle during the tree work (two threads
-    /// searched 1.34-1.69x the nodes per second of one, against 1.11-1.44x
-    /// in turn: `docs/benchmarks.md`, "Two threads: the pipelined search"). Each step's leaves are chosen without
-    /// the results of the step in flight, so the search differs from the
-    /// one in turn; it is as reproducible (the same seed gives the same
-    /// tree, whatever the pool's size). Bots turn it on with
-    /// `bot::GameBot::set_pipeline` where they have the pool to themselves.
-    pub fn with_pipeline(self, on: bool) -> Self {
-        Batch {
-            pipeline: on,
-            ..self
-        }
     }
 
     /// One batched step over `searches`: each search that still needs

@@ -470,6 +470,10 @@ impl<G: Game> Evaluator<G> for CountingEvaluator {
         self.batches.push(p.len());
         UniformEvaluator.evaluate(p, legal, priors, wdl);
     }
+
+    fn fork(&mut self) -> Option<Self> {
+        Some(CountingEvaluator::default())
+    }
 }
 
 #[test]
@@ -1242,7 +1246,8 @@ fn in_pool<T: Send>(threads: usize, f: impl FnOnce() -> T + Send) -> T {
         .install(f)
 }
 
-/// Search `trees` to `nodes` root visits with the pipelined [`Batch::run`].
+/// Search `trees` to `nodes` root visits with [`Batch::run_pipelined`],
+/// `eval` and its fork.
 fn run_pipelined<E: Evaluator<TicTacToe> + Send>(
     trees: &mut [Mcts<TicTacToe>],
     eval: &mut E,
@@ -1250,9 +1255,8 @@ fn run_pipelined<E: Evaluator<TicTacToe> + Send>(
     leaves: usize,
 ) -> usize {
     let budget = Budget::nodes(nodes);
-    Batch::new(leaves)
-        .with_pipeline(true)
-        .run(trees, eval, &budget, &mut rng(), |_| false)
+    let mut helper = eval.fork().expect("the test evaluators fork");
+    Batch::new(leaves).run_pipelined(trees, [eval, &mut helper], &budget, &mut rng(), |_| false)
 }
 
 #[test]
@@ -1308,23 +1312,31 @@ fn pipelined_search_wins_and_blocks() {
 
 #[test]
 fn pipelined_search_stopped_leaves_nothing_pending() {
-    let mut trees = vec![Mcts::new(TicTacToe::start(), &quiet())];
-    let budget = Budget::nodes(1000);
-    let mut calls = 0;
-    let mut eval = CountingEvaluator::default();
-    let steps = in_pool(2, || {
-        Batch::new(8)
-            .with_pipeline(true)
-            .run(&mut trees, &mut eval, &budget, &mut rng(), |_| {
-                calls += 1;
-                calls == 4
-            })
-    });
-    // Three steps ran; the batch collected during the third was evaluated
-    // after the stop, so every visit started was completed.
-    assert_eq!(steps, 3);
-    assert_eq!(trees[0].num_pending(), 0);
-    assert!(trees[0].nodes().iter().all(|n| n.in_flight == 0));
-    let evaluated: usize = eval.batches.iter().sum();
-    assert_eq!(trees[0].visits() as usize, evaluated);
+    for threads in [1, 2] {
+        let mut trees = vec![Mcts::new(TicTacToe::start(), &quiet())];
+        let budget = Budget::nodes(1000);
+        let mut calls = 0;
+        let (mut eval, mut helper) = (CountingEvaluator::default(), CountingEvaluator::default());
+        let batches = in_pool(threads, || {
+            Batch::new(8).run_pipelined(
+                &mut trees,
+                [&mut eval, &mut helper],
+                &budget,
+                &mut rng(),
+                |_| {
+                    calls += 1;
+                    calls == 4
+                },
+            )
+        });
+        // The stop is asked before the root's evaluation (call 1) and on
+        // turns 0, 2 and 4 (calls 2-4): turns 0-3 collected a batch each,
+        // and the batch in flight at the stop was applied.
+        assert_eq!(batches, 4, "{threads} threads");
+        assert_eq!((eval.batches.len(), helper.batches.len()), (3, 2));
+        assert_eq!(trees[0].num_pending(), 0);
+        assert!(trees[0].nodes().iter().all(|n| n.in_flight == 0));
+        let evaluated: usize = eval.batches.iter().chain(&helper.batches).sum();
+        assert_eq!(trees[0].visits() as usize, evaluated);
+    }
 }

@@ -150,7 +150,7 @@ impl<G: Game> Mcts<G> {
     /// virtual visits of the collisions recorded before `mark`. Leaves and
     /// collisions selected since stay pending, so the next batch can be
     /// collected while this one is evaluated (the pipelined search of
-    /// [`crate::Batch::run`]).
+    /// [`crate::Batch::run_pipelined`]).
     pub(crate) fn apply_first(&mut self, mark: PendingMark, priors: &[f32], wdl: &[Wdl]) {
         let inv_temperature = 1.0 / self.config.policy_temperature;
         let mut offset = 0usize;
