@@ -1340,3 +1340,43 @@ fn pipelined_search_stopped_leaves_nothing_pending() {
         assert_eq!(trees[0].visits() as usize, evaluated);
     }
 }
+
+/// Panics on its `fail_at`-th batch (counting from 1).
+struct FailingEvaluator {
+    batches: usize,
+    fail_at: usize,
+}
+
+impl<G: Game> Evaluator<G> for FailingEvaluator {
+    fn evaluate(&mut self, p: &[&G], legal: &[&[G::Action]], priors: &mut [f32], wdl: &mut [Wdl]) {
+        self.batches += 1;
+        assert!(self.batches < self.fail_at, "evaluator failure");
+        UniformEvaluator.evaluate(p, legal, priors, wdl);
+    }
+}
+
+#[test]
+fn a_pipelined_search_whose_evaluator_panics_ends_with_the_panic() {
+    // Either thread's evaluator failing: the other thread stops waiting
+    // for its turns and the panic reaches the caller (no hang).
+    for failing in [0, 1] {
+        let outcome = std::panic::catch_unwind(|| {
+            in_pool(2, || {
+                let mut trees = vec![Mcts::new(TicTacToe::start(), &quiet())];
+                let mut evals = [0, 1].map(|w| FailingEvaluator {
+                    batches: 0,
+                    fail_at: if w == failing { 3 } else { usize::MAX },
+                });
+                let [a, b] = &mut evals;
+                Batch::new(4).run_pipelined(
+                    &mut trees,
+                    [a, b],
+                    &Budget::nodes(5000),
+                    &mut rng(),
+                    |_| false,
+                )
+            })
+        });
+        assert!(outcome.is_err(), "worker {failing}'s failure is reported");
+    }
+}
