@@ -257,3 +257,70 @@ fn match_json_splits_the_result_by_side() {
     let first = ["wins", "draws", "losses"].map(|k| side("as_first", k));
     assert_eq!(first.iter().sum::<u64>(), 2, "{record}");
 }
+
+/// Match records name their bundle players as the match found them (a
+/// run directory, a scratch copy); the export names this bundle by its
+/// `--out` folder and another bundle at hand by its generation, in the
+/// records and in the promotion.
+#[test]
+fn export_names_the_bundle_players_for_readers() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shipped = Path::new(SHIPPED);
+    let other = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/loki"));
+    let other_generation = meta(other)["generation"].as_u64().unwrap();
+    let copy = tmp.path().join("scratch-copy");
+    assert!(export(shipped, &copy, &[]).status.success());
+    let a = format!("bundle:{}:100ms", copy.display());
+    let record = serde_json::json!({
+        "a": a, "b": format!("bundle:{}:100ms", other.display()), "variant": "shakti",
+        "games": 2, "wins": 1, "draws": 1, "losses": 0, "seed": 7
+    });
+    let path = tmp.path().join("match.json");
+    std::fs::write(&path, record.to_string()).unwrap();
+    let unknown = serde_json::json!({
+        "a": "bundle:/no/such/bundle:100ms", "b": "uct:1s", "variant": "shakti",
+        "games": 1, "wins": 1, "draws": 0, "losses": 0, "seed": 8
+    });
+    let unknown_path = tmp.path().join("unknown.json");
+    std::fs::write(&unknown_path, unknown.to_string()).unwrap();
+    let mut sprt = record.clone();
+    sprt["sprt"] = serde_json::json!({"decision": "h1", "llr": 3.0, "lower": -2.94, "upper": 2.94});
+    let sprt_path = tmp.path().join("sprt.json");
+    std::fs::write(&sprt_path, sprt.to_string()).unwrap();
+    let out_dir = tmp.path().join("out");
+    let out = export(
+        shipped,
+        &out_dir,
+        &[
+            "--strength",
+            path.to_str().unwrap(),
+            "--strength",
+            unknown_path.to_str().unwrap(),
+            "--promoted-by",
+            sprt_path.to_str().unwrap(),
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let matches = meta(&out_dir)["strength"]["matches"]
+        .as_array()
+        .unwrap()
+        .clone();
+    let [.., named, kept] = &matches[..] else {
+        panic!("two records added: {matches:?}")
+    };
+    assert_eq!(named["a"], format!("bundle:{}:100ms", out_dir.display()));
+    assert_eq!(named["b"], format!("bundle:G{other_generation}:100ms"));
+    assert_eq!(named["wins"], 1);
+    let promotion = &meta(&out_dir)["lineage"]["promoted_by"];
+    assert_eq!(
+        (&promotion["a"], &promotion["b"]),
+        (&named["a"], &named["b"])
+    );
+    // Players not at hand keep their names.
+    assert_eq!(kept["a"], "bundle:/no/such/bundle:100ms");
+    assert_eq!(kept["b"], "uct:1s");
+}

@@ -29,7 +29,10 @@ pub struct ExportArgs {
     /// JSON files with match results (`lokizero match --json` or `play
     /// --json` output) to record as the bundle's measured strength (with
     /// --out), after the records the source bundle already has (a
-    /// training checkpoint has none), in the order given.
+    /// training checkpoint has none), in the order given. A record's
+    /// bundle players are renamed: this bundle (same weights, wherever the
+    /// match found it) as the --out folder, another bundle at hand as
+    /// G<generation>.
     #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
@@ -95,9 +98,17 @@ fn export_bundle<G: Encode>(
         _ => Vec::new(),
     };
     for path in &args.strength {
-        let record = read_json(path)?;
+        let mut record = read_json(path)?;
         check_record(&record, G::VARIANT)
             .with_context(|| format!("--strength {}", path.display()))?;
+        for side in ["a", "b"] {
+            let renamed = record[side]
+                .as_str()
+                .and_then(|spec| reader_name(spec, out, &meta.weights_sha256));
+            if let Some(name) = renamed {
+                record[side] = name.into();
+            }
+        }
         results.push(record);
     }
     if !results.is_empty() {
@@ -111,8 +122,13 @@ fn export_bundle<G: Encode>(
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         let replaced = replaced_bundle(out, &promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
+        let name = |spec: &str| {
+            reader_name(spec, out, &meta.weights_sha256).unwrap_or_else(|| spec.to_string())
+        };
         lineage.promoted_by = Some(Promotion {
             replaced,
+            a: name(&promotion.a),
+            b: name(&promotion.b),
             ..promotion
         });
     }
@@ -207,6 +223,28 @@ fn replaced_bundle(out: &Path, promotion: &Promotion, sha256: &str) -> Result<Op
         }
     }
     Ok(Some(old))
+}
+
+/// The name a reader of the exported `model.json` can follow for the
+/// bundle player `spec` of a match record, instead of the folder the match
+/// found it in (a run directory, a scratch copy): this bundle (the same
+/// weights as the export, `sha256`) becomes `out` (e.g.
+/// `bundle:models/viking:1s`), another bundle at hand `G<generation>`
+/// (`bundle:G201:200`, the notation of `docs/models.md`). `None` (the
+/// name stays) for other players and bundles not at hand.
+fn reader_name(spec: &str, out: &Path, sha256: &str) -> Option<String> {
+    let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(spec) else {
+        return None;
+    };
+    let identity = bundle_identity(&path)?;
+    let name = if identity.weights_sha256 == sha256 {
+        out.display().to_string()
+    } else {
+        format!("G{}", identity.generation)
+    };
+    let folder = path.display().to_string();
+    spec.contains(&folder)
+        .then(|| spec.replacen(&folder, &name, 1))
 }
 
 /// Generation and weights sha256 from a bundle folder's `model.json`, if
