@@ -32,7 +32,7 @@ pub struct ExportArgs {
     /// training checkpoint has none), in the order given. A record's
     /// bundle players are renamed: this bundle (same weights, wherever the
     /// match found it) as the --out folder, another bundle at hand as
-    /// G<generation>.
+    /// `G<generation>`.
     #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
