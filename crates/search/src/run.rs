@@ -114,7 +114,7 @@ impl Batch {
         }
         let shared = Mutex::new((trees, rng));
         let turns = Turns::default();
-        let [mut w0, mut w1] = workers;
+        let [w0, w1] = &mut workers;
         rayon::in_place_scope(|scope| {
             let (shared, turns) = (&shared, &turns);
             scope.spawn(move |_| {
@@ -124,7 +124,7 @@ impl Batch {
             let _quit = turns.quit_on_drop(0);
             w0.run_turns(0, shared, turns, nodes, leaves, Some(&mut check));
         });
-        turns.batches.load(Ordering::Acquire)
+        workers.iter().map(|w| w.batches).sum()
     }
 }
 
@@ -272,9 +272,6 @@ impl<'e, G: Game, E: Evaluator<G>> Worker<'e, G, E> {
                 break;
             }
             self.evaluate();
-            turns
-                .batches
-                .fetch_add(usize::from(!self.positions.is_empty()), Ordering::AcqRel);
             turn += 2;
         }
     }
@@ -289,8 +286,6 @@ struct Turns {
     stopped: AtomicBool,
     /// Whether each worker has left (normally or by a panic).
     quit: [AtomicBool; 2],
-    /// Batches evaluated by both workers.
-    batches: AtomicUsize,
 }
 
 impl Turns {
