@@ -260,46 +260,116 @@ fn match_json_splits_the_result_by_side() {
 
 /// Match records name their bundle players as the match found them (a
 /// run directory, a scratch copy); the export names this bundle by its
-/// `--out` folder and another bundle at hand by its generation, in the
-/// records and in the promotion.
+/// `--out` folder and the bundle it replaces there by its generation, in
+/// the records and in the promotion, and refuses a record in which this
+/// bundle is player B.
 #[test]
 fn export_names_the_bundle_players_for_readers() {
     let tmp = tempfile::tempdir().unwrap();
     let shipped = Path::new(SHIPPED);
-    let other = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/loki"));
-    let other_generation = meta(other)["generation"].as_u64().unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).output().expect("run lokizero");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    // The bundle being replaced: other weights, at --out (and a copy of it
+    // elsewhere, as a match may have found it).
+    let out_dir = tmp.path().join("models").join("shakti");
+    let old_copy = tmp.path().join("old-copy");
+    run(&[
+        "grow",
+        "--model",
+        SHIPPED,
+        "--out",
+        &path(&out_dir),
+        "--blocks",
+        "4",
+    ]);
+    run(&[
+        "grow",
+        "--model",
+        SHIPPED,
+        "--out",
+        &path(&old_copy),
+        "--blocks",
+        "4",
+    ]);
+    let old_generation = meta(&out_dir)["generation"].as_u64().unwrap();
+    // This bundle, found by the match in a scratch folder.
     let copy = tmp.path().join("scratch-copy");
     assert!(export(shipped, &copy, &[]).status.success());
-    let a = format!("bundle:{}:100ms", copy.display());
-    let record = serde_json::json!({
-        "a": a, "b": format!("bundle:{}:100ms", other.display()), "variant": "shakti",
-        "games": 2, "wins": 1, "draws": 1, "losses": 0, "seed": 7
-    });
-    let path = tmp.path().join("match.json");
-    std::fs::write(&path, record.to_string()).unwrap();
-    let unknown = serde_json::json!({
-        "a": "bundle:/no/such/bundle:100ms", "b": "uct:1s", "variant": "shakti",
-        "games": 1, "wins": 1, "draws": 0, "losses": 0, "seed": 8
-    });
-    let unknown_path = tmp.path().join("unknown.json");
-    std::fs::write(&unknown_path, unknown.to_string()).unwrap();
-    let mut sprt = record.clone();
-    sprt["sprt"] = serde_json::json!({"decision": "h1", "llr": 3.0, "lower": -2.94, "upper": 2.94});
-    let sprt_path = tmp.path().join("sprt.json");
-    std::fs::write(&sprt_path, sprt.to_string()).unwrap();
-    let out_dir = tmp.path().join("out");
-    let out = export(
-        shipped,
-        &out_dir,
-        &[
-            "--strength",
-            path.to_str().unwrap(),
-            "--strength",
-            unknown_path.to_str().unwrap(),
-            "--promoted-by",
-            sprt_path.to_str().unwrap(),
-        ],
+    let other = concat!(env!("CARGO_MANIFEST_DIR"), "/../../models/loki");
+    let record = |name: &str, a: &str, b: &str| {
+        let record = serde_json::json!({
+            "a": a, "b": b, "variant": "shakti",
+            "games": 2, "wins": 1, "draws": 1, "losses": 0, "seed": 7,
+            "sprt": {"decision": "h1", "llr": 3.0, "lower": -2.94, "upper": 2.94}
+        });
+        let file = tmp.path().join(name);
+        std::fs::write(&file, record.to_string()).unwrap();
+        path(&file)
+    };
+    let this = format!("bundle:{}:100ms", copy.display());
+    let records = [
+        record(
+            "at-out.json",
+            &this,
+            &format!("bundle:{}:100ms", out_dir.display()),
+        ),
+        record(
+            "old-copy.json",
+            &this,
+            &format!("bundle:{}/:200", old_copy.display()),
+        ),
+        record("other.json", &this, &format!("bundle:{other}:100ms")),
+        record("unknown.json", "bundle:/no/such/bundle:100ms", "uct:1s"),
+    ];
+    let mut args: Vec<&str> = Vec::new();
+    for r in &records {
+        args.extend(["--strength", r]);
+    }
+    args.extend(["--promoted-by", &records[0]]);
+    let out = export(shipped, &out_dir, &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
+    let shown = meta(&out_dir);
+    let matches = shown["strength"]["matches"].as_array().unwrap().clone();
+    let names: Vec<(&str, &str)> = matches[matches.len() - 4..]
+        .iter()
+        .map(|m| (m["a"].as_str().unwrap(), m["b"].as_str().unwrap()))
+        .collect();
+    let here = format!("bundle:{}:100ms", out_dir.display());
+    let old = format!("bundle:G{old_generation}");
+    assert_eq!(names[0], (here.as_str(), format!("{old}:100ms").as_str()));
+    assert_eq!(names[1], (here.as_str(), format!("{old}:200").as_str()));
+    // Another bundle, and players not at hand, keep their names.
+    assert_eq!(
+        names[2],
+        (here.as_str(), format!("bundle:{other}:100ms").as_str())
+    );
+    assert_eq!(names[3], ("bundle:/no/such/bundle:100ms", "uct:1s"));
+    let promotion = &shown["lineage"]["promoted_by"];
+    assert_eq!(
+        (promotion["a"].as_str(), promotion["b"].as_str()),
+        (Some(names[0].0), Some(names[0].1))
+    );
+    assert_eq!(promotion["replaced"]["generation"], old_generation);
+
+    // Re-exported over itself: the --out folder no longer holds what the
+    // match played there, so that name stays.
+    let later = record(
+        "later.json",
+        &this,
+        &format!("bundle:{}:100ms", out_dir.display()),
+    );
+    let out = export(&out_dir, &out_dir, &["--strength", &later]);
     assert!(
         out.status.success(),
         "{}",
@@ -309,18 +379,22 @@ fn export_names_the_bundle_players_for_readers() {
         .as_array()
         .unwrap()
         .clone();
-    let [.., named, kept] = &matches[..] else {
-        panic!("two records added: {matches:?}")
-    };
-    assert_eq!(named["a"], format!("bundle:{}:100ms", out_dir.display()));
-    assert_eq!(named["b"], format!("bundle:G{other_generation}:100ms"));
-    assert_eq!(named["wins"], 1);
-    let promotion = &meta(&out_dir)["lineage"]["promoted_by"];
-    assert_eq!(
-        (&promotion["a"], &promotion["b"]),
-        (&named["a"], &named["b"])
+    let last = matches.last().unwrap();
+    assert_eq!(last["b"], format!("bundle:{}:100ms", out_dir.display()));
+
+    // This bundle as player B: refused, nothing written.
+    let swapped = record(
+        "swapped.json",
+        &format!("bundle:{}:100ms", old_copy.display()),
+        &this,
     );
-    // Players not at hand keep their names.
-    assert_eq!(kept["a"], "bundle:/no/such/bundle:100ms");
-    assert_eq!(kept["b"], "uct:1s");
+    let before = std::fs::read(out_dir.join("model.json")).unwrap();
+    let out = export(shipped, &out_dir, &["--strength", &swapped]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("player B"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
 }

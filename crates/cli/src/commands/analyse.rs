@@ -42,7 +42,9 @@ pub struct AnalyseArgs {
     /// Backend: cpu (default), wgpu or cuda (GPU builds: --features wgpu / cuda).
     #[arg(long, default_value = "cpu")]
     device: model::Backend,
-    /// CPU threads of the network (0 = all cores, at most 256).
+    /// CPU threads (0 = all cores, at most 256): with two or more the
+    /// search evaluates two batches of leaves at once, one per thread;
+    /// threads past two only help split the network's batches.
     #[arg(long, default_value_t = 1, value_parser = super::parse_threads_or_all)]
     threads: usize,
     /// Precision of the networks: int8 (the default: the trunk's 3x3

@@ -31,14 +31,16 @@ pub struct ExportArgs {
     /// --out), after the records the source bundle already has (a
     /// training checkpoint has none), in the order given. A record's
     /// bundle players are renamed: this bundle (same weights, wherever the
-    /// match found it) as the --out folder, another bundle at hand as
-    /// `G<generation>`.
+    /// match found it) as the --out folder, the bundle it replaces there
+    /// as `G<generation>`; a record with this bundle as player B is
+    /// refused.
     #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
     /// --json`, A = this bundle, B = the shipped one) that promotes this
-    /// bundle: recorded as `lineage.promoted_by` in its model.json. Refused
-    /// unless the SPRT accepted H1.
+    /// bundle: recorded as `lineage.promoted_by` in its model.json, its
+    /// players renamed as for --strength. Refused unless the SPRT accepted
+    /// H1.
     #[arg(long, value_name = "MATCH_JSON", requires = "out")]
     promoted_by: Option<PathBuf>,
     /// Replace an existing bundle at --out even when its model.json names
@@ -97,16 +99,23 @@ fn export_bundle<G: Encode>(
         Some(serde_json::Value::Array(records)) => records.clone(),
         _ => Vec::new(),
     };
+    let names = Names::new(out, &meta.weights_sha256);
     for path in &args.strength {
         let mut record = read_json(path)?;
         check_record(&record, G::VARIANT)
             .with_context(|| format!("--strength {}", path.display()))?;
-        for side in ["a", "b"] {
-            let renamed = record[side]
-                .as_str()
-                .and_then(|spec| reader_name(spec, out, &meta.weights_sha256));
-            if let Some(name) = renamed {
-                record[side] = name.into();
+        let side = |key: &str| record[key].as_str().map(|spec| names.player(spec));
+        let (a, b) = (side("a"), side("b"));
+        if b.as_ref().is_some_and(|b| b.is_this) && !a.as_ref().is_some_and(|a| a.is_this) {
+            return Err(anyhow!(
+                "--strength {}: this bundle is player B of the match; a record is kept from \
+                 player A's view (play the match with this bundle first)",
+                path.display()
+            ));
+        }
+        for (key, player) in [("a", a), ("b", b)] {
+            if let Some(name) = player.and_then(|p| p.name) {
+                record[key] = name.into();
             }
         }
         results.push(record);
@@ -122,9 +131,7 @@ fn export_bundle<G: Encode>(
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         let replaced = replaced_bundle(out, &promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
-        let name = |spec: &str| {
-            reader_name(spec, out, &meta.weights_sha256).unwrap_or_else(|| spec.to_string())
-        };
+        let name = |spec: &str| names.player(spec).name.unwrap_or_else(|| spec.to_string());
         lineage.promoted_by = Some(Promotion {
             replaced,
             a: name(&promotion.a),
@@ -225,26 +232,90 @@ fn replaced_bundle(out: &Path, promotion: &Promotion, sha256: &str) -> Result<Op
     Ok(Some(old))
 }
 
-/// The name a reader of the exported `model.json` can follow for the
-/// bundle player `spec` of a match record, instead of the folder the match
-/// found it in (a run directory, a scratch copy): this bundle (the same
-/// weights as the export, `sha256`) becomes `out` (e.g.
-/// `bundle:models/viking:1s`), another bundle at hand `G<generation>`
-/// (`bundle:G201:200`, the notation of `docs/models.md`). `None` (the
-/// name stays) for other players and bundles not at hand.
-fn reader_name(spec: &str, out: &Path, sha256: &str) -> Option<String> {
-    let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(spec) else {
-        return None;
-    };
-    let identity = bundle_identity(&path)?;
-    let name = if identity.weights_sha256 == sha256 {
-        out.display().to_string()
-    } else {
-        format!("G{}", identity.generation)
-    };
-    let folder = path.display().to_string();
-    spec.contains(&folder)
-        .then(|| spec.replacen(&folder, &name, 1))
+/// How the export names a record's bundle players for a reader of the
+/// exported `model.json`, instead of the folder a match found them in (a
+/// run directory, a scratch copy): this bundle (the exported weights) by
+/// the `--out` folder (`bundle:models/viking:1s`), the bundle this export
+/// replaces at `--out` as `G<generation>` (`bundle:G201:200`, the notation
+/// of `docs/models.md`). Other players keep their names.
+struct Names {
+    /// `--out` as given, without a trailing `/`; `None` when it cannot
+    /// stand in a player spec (it has a `:`).
+    out: Option<String>,
+    /// `--out` resolved, to recognise a player found there.
+    out_real: Option<PathBuf>,
+    sha256: String,
+    /// The bundle at `--out` now, when it is not this one: the bundle
+    /// this export replaces.
+    replaced: Option<Ancestor>,
+    /// Whether `--out` holds these very weights already (a re-export).
+    reexport: bool,
+}
+
+/// A record's player as [`Names::player`] sees it.
+struct Player {
+    /// Its name for readers; `None`: the name stays.
+    name: Option<String>,
+    /// Whether it is a bundle at hand with the exported weights.
+    is_this: bool,
+}
+
+impl Names {
+    fn new(out: &Path, sha256: &str) -> Self {
+        let at_out = bundle_identity(out);
+        let shown = out.display().to_string();
+        let shown = shown.trim_end_matches('/');
+        Names {
+            out: (!shown.is_empty() && !shown.contains(':')).then(|| shown.to_string()),
+            out_real: out.canonicalize().ok(),
+            sha256: sha256.to_string(),
+            reexport: at_out.as_ref().is_some_and(|a| a.weights_sha256 == sha256),
+            replaced: at_out.filter(|a| a.weights_sha256 != sha256),
+        }
+    }
+
+    /// The player `spec` of a match record. A bundle folder found at
+    /// `--out` held, when the match was played, the bundle there before
+    /// this export; on a re-export that bundle is gone, so its name stays.
+    fn player(&self, spec: &str) -> Player {
+        let keep = |is_this| Player {
+            name: None,
+            is_this,
+        };
+        let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(spec) else {
+            return keep(false);
+        };
+        let folder = path.display().to_string();
+        let Some(rest) = spec
+            .strip_prefix("bundle:")
+            .and_then(|s| s.strip_prefix(folder.as_str()))
+        else {
+            return keep(false);
+        };
+        let Some(identity) = bundle_identity(&path) else {
+            eprintln!(
+                "note: {} is not at hand; the player keeps the name {spec}",
+                path.display()
+            );
+            return keep(false);
+        };
+        let at_out = self.out_real.is_some() && path.canonicalize().ok() == self.out_real;
+        let is_this = identity.weights_sha256 == self.sha256 && !(at_out && self.reexport);
+        let name = if at_out {
+            self.replaced.as_ref().map(|r| format!("G{}", r.generation))
+        } else if is_this {
+            self.out.clone()
+        } else {
+            self.replaced
+                .as_ref()
+                .filter(|r| r.weights_sha256 == identity.weights_sha256)
+                .map(|r| format!("G{}", r.generation))
+        };
+        Player {
+            name: name.map(|name| format!("bundle:{name}{rest}")),
+            is_this,
+        }
+    }
 }
 
 /// Generation and weights sha256 from a bundle folder's `model.json`, if

@@ -45,7 +45,7 @@ pub struct UciArgs {
     /// Backend: cpu or cuda.
     #[arg(long, default_value = "cpu")]
     device: model::Backend,
-    /// Default `Threads` (CPU threads of the network and the search), 1 to 256.
+    /// Default `Threads` (CPU threads of the network and the search: with two or more, two batches of leaves are evaluated at once, one per thread), 1 to 256.
     #[arg(long, default_value_t = 1, value_parser = super::parse_uci_threads)]
     threads: usize,
     /// Precision of the network: int8 (the default: the trunk's 3x3

@@ -28,7 +28,7 @@ pub struct Options {
     pub variant: VariantId,
     /// `BundlePath`; empty = the variant's bundle on the bundle search path.
     pub bundle_path: String,
-    /// `Threads`: CPU threads for the network.
+    /// `Threads`: CPU threads of the search (two batches in flight with two or more) and the network.
     pub threads: usize,
     /// `Nodes`: cap on root visits per move (a Loki move's actions
     /// together); 0 = no cap.
