@@ -369,24 +369,45 @@ fn export_names_the_bundle_players_for_readers() {
         &this,
         &format!("bundle:{}:100ms", out_dir.display()),
     );
-    let out = export(&out_dir, &out_dir, &["--strength", &later]);
+    let out = export(
+        &out_dir,
+        &out_dir,
+        &["--strength", &later, "--promoted-by", &records[0]],
+    );
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let matches = meta(&out_dir)["strength"]["matches"]
-        .as_array()
-        .unwrap()
-        .clone();
+    let shown = meta(&out_dir);
+    let matches = shown["strength"]["matches"].as_array().unwrap().clone();
     let last = matches.last().unwrap();
     assert_eq!(last["b"], format!("bundle:{}:100ms", out_dir.display()));
+    // ... and the promotion keeps naming the bundle it replaced.
+    assert_eq!(
+        shown["lineage"]["promoted_by"]["replaced"]["generation"],
+        old_generation
+    );
+
+    // A promotion won against these very weights elsewhere is refused.
+    let twin = record(
+        "twin.json",
+        &this,
+        &format!(" bundle:{}:100ms", copy.display()),
+    );
+    let out = export(
+        shipped,
+        &tmp.path().join("twin-out"),
+        &["--promoted-by", &twin],
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has the weights exported"));
 
     // This bundle as player B: refused, nothing written.
     let swapped = record(
         "swapped.json",
         &format!("bundle:{}:100ms", old_copy.display()),
-        &this,
+        &format!(" {this}"),
     );
     let before = std::fs::read(out_dir.join("model.json")).unwrap();
     let out = export(shipped, &out_dir, &["--strength", &swapped]);

@@ -109,17 +109,35 @@ fn make_shared(path: &Path, mode: u32) -> std::io::Result<()> {
 /// writes into a fresh temporary sibling, which is then renamed to `dir`
 /// (an existing `dir` is moved aside first and removed afterwards).
 ///
+/// The sibling folders live in `dir`'s parent, resolved first, so that a
+/// `dir` written through `..` (`d/../d`) still names the same place once
+/// `dir` is moved aside.
+///
 /// # Errors
-/// Errors of `fill` or of the file system; on error `dir` is unchanged.
+/// Errors of `fill` or of the file system; a `dir` that does not end in
+/// a folder name (`.`, `..`, `/`) is refused (`InvalidInput`). On error
+/// `dir` is unchanged.
 pub fn replace_dir_atomic<E: From<std::io::Error>>(
     dir: &Path,
     fill: impl FnOnce(&Path) -> Result<(), E>,
 ) -> Result<(), E> {
-    let parent = dir
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let mut components = dir.components();
+    let Some(std::path::Component::Normal(name)) = components.next_back() else {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            format!("{}: does not end in a folder name to write", dir.display()),
+        )
+        .into());
+    };
+    let parent = components.as_path();
+    let parent = if parent.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        parent
+    };
     std::fs::create_dir_all(parent)?;
+    let parent = &parent.canonicalize()?;
+    let dir = &parent.join(name);
     let tmp = tempfile::Builder::new()
         .prefix(&temp_prefix(".tmp-", dir))
         .tempdir_in(parent)?;
@@ -134,7 +152,11 @@ pub fn replace_dir_atomic<E: From<std::io::Error>>(
             .keep();
         std::fs::remove_dir(&old)?;
         std::fs::rename(dir, &old)?;
-        std::fs::rename(&tmp_path, dir)?;
+        if let Err(e) = std::fs::rename(&tmp_path, dir) {
+            // Put the old folder back; the new one stays as a `.tmp-`.
+            let _ = std::fs::rename(&old, dir);
+            return Err(e.into());
+        }
         std::fs::remove_dir_all(&old)?;
     } else {
         std::fs::rename(&tmp_path, dir)?;
@@ -288,5 +310,33 @@ mod tests {
         assert_eq!(kind, Some(ErrorKind::StorageFull));
         assert_eq!(content, b"{\"old\": true}");
         assert_eq!(left, vec!["model.json"]);
+    }
+
+    #[test]
+    fn a_folder_named_through_its_parent_is_replaced_not_lost() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join("bundle");
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("old"), b"old").unwrap();
+        // `bundle/../bundle` and `bundle/.` name the same folder.
+        for (i, spelled) in [
+            tmp.path().join("bundle/../bundle"),
+            tmp.path().join("bundle/."),
+        ]
+        .iter()
+        .enumerate()
+        {
+            let file = format!("new{i}");
+            replace_dir_atomic::<Error>(spelled, |t| std::fs::write(t.join(&file), b"new"))
+                .unwrap();
+            assert_eq!(names(&dir), vec![file]);
+            assert_eq!(names(tmp.path()), vec!["bundle".to_string()]);
+        }
+        // A path that names no folder is refused, nothing written.
+        for bad in [tmp.path().join("bundle/.."), std::path::PathBuf::from("/")] {
+            let err = replace_dir_atomic::<Error>(&bad, |_| Ok(())).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::InvalidInput, "{}", bad.display());
+        }
+        assert_eq!(names(tmp.path()), vec!["bundle".to_string()]);
     }
 }

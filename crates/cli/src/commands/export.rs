@@ -127,10 +127,16 @@ fn export_bundle<G: Encode>(
     if let Some(path) = &args.promoted_by {
         let promotion = Promotion::from_match_json(&read_json(path)?, G::VARIANT)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
-        check_players(&promotion, &meta.weights_sha256)
+        check_players(&promotion, &meta.weights_sha256, out)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         let replaced = replaced_bundle(out, &promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
+        // A re-export replaces nothing itself: the bundle keeps naming the
+        // one its promotion replaced.
+        let replaced = replaced.or_else(|| {
+            let earlier = lineage.promoted_by.as_ref()?;
+            earlier.replaced.clone()
+        });
         let name = |spec: &str| names.player(spec).name.unwrap_or_else(|| spec.to_string());
         lineage.promoted_by = Some(Promotion {
             replaced,
@@ -172,20 +178,34 @@ fn check_same_variant(out: &Path, variant: rules::VariantId) -> Result<()> {
 }
 
 /// A promotion is a match of this bundle (A) against another bundle (B):
-/// both must be bundle players, and where A's folder is at hand its
-/// weights must be the ones exported (`sha256` of the source bundle).
-fn check_players(promotion: &Promotion, sha256: &str) -> Result<()> {
+/// both must be bundle players, where A's folder is at hand its weights
+/// must be the ones exported (`sha256` of the source bundle), and where
+/// B's is (elsewhere than `out`), other weights.
+fn check_players(promotion: &Promotion, sha256: &str, out: &Path) -> Result<()> {
     let bundle_path = |spec: &str| match arena::PlayerSpec::parse(spec) {
         Ok(arena::PlayerSpec::Bundle { path, .. }) => Some(path),
         _ => None,
     };
-    let (Some(a), Some(_)) = (bundle_path(&promotion.a), bundle_path(&promotion.b)) else {
+    let (Some(a), Some(b)) = (bundle_path(&promotion.a), bundle_path(&promotion.b)) else {
         return Err(anyhow!(
             "the match must be this bundle (A) against the shipped bundle (B), not {} vs {}",
             promotion.a,
             promotion.b
         ));
     };
+    // Found at --out on a re-export, B is the bundle that was there when
+    // the match was played, which this one has since replaced.
+    let at_out = b
+        .canonicalize()
+        .ok()
+        .is_some_and(|b| out.canonicalize().ok() == Some(b));
+    if !at_out && bundle_identity(&b).is_some_and(|b| b.weights_sha256 == sha256) {
+        return Err(anyhow!(
+            "player B of the match ({}) has the weights exported: a promotion is won against \
+             another bundle",
+            b.display()
+        ));
+    }
     let Ok(text) = std::fs::read_to_string(a.join(model::bundle::META_FILE)) else {
         eprintln!(
             "note: {} is not at hand; cannot check that player A is this bundle",
@@ -278,6 +298,7 @@ impl Names {
     /// `--out` held, when the match was played, the bundle there before
     /// this export; on a re-export that bundle is gone, so its name stays.
     fn player(&self, spec: &str) -> Player {
+        let spec = spec.trim();
         let keep = |is_this| Player {
             name: None,
             is_this,
