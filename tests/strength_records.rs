@@ -22,6 +22,15 @@ fn export(model: &Path, out: &Path, extra: &[&str]) -> std::process::Output {
         .expect("run lokizero")
 }
 
+/// Assert that an export succeeded, showing its stderr if not.
+fn exported(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 fn meta(bundle: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(bundle.join("model.json")).unwrap()).unwrap()
 }
@@ -334,11 +343,7 @@ fn export_names_the_bundle_players_for_readers() {
     }
     args.extend(["--promoted-by", &records[0]]);
     let out = export(shipped, &out_dir, &args);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exported(&out);
     let shown = meta(&out_dir);
     let matches = shown["strength"]["matches"].as_array().unwrap().clone();
     let names: Vec<(&str, &str)> = matches[matches.len() - 4..]
@@ -374,11 +379,7 @@ fn export_names_the_bundle_players_for_readers() {
         &out_dir,
         &["--strength", &later, "--promoted-by", &records[0]],
     );
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    exported(&out);
     let shown = meta(&out_dir);
     let matches = shown["strength"]["matches"].as_array().unwrap().clone();
     let last = matches.last().unwrap();

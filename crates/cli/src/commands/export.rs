@@ -127,7 +127,7 @@ fn export_bundle<G: Encode>(
     if let Some(path) = &args.promoted_by {
         let promotion = Promotion::from_match_json(&read_json(path)?, G::VARIANT)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
-        check_players(&promotion, &meta.weights_sha256, out)
+        check_players(&promotion, &meta.weights_sha256, &names)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         let replaced = replaced_bundle(out, &promotion, &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
@@ -179,9 +179,10 @@ fn check_same_variant(out: &Path, variant: rules::VariantId) -> Result<()> {
 
 /// A promotion is a match of this bundle (A) against another bundle (B):
 /// both must be bundle players, where A's folder is at hand its weights
-/// must be the ones exported (`sha256` of the source bundle), and where
-/// B's is (elsewhere than `out`), other weights.
-fn check_players(promotion: &Promotion, sha256: &str, out: &Path) -> Result<()> {
+/// must be the ones exported (`sha256` of the source bundle), and B must
+/// not be this bundle ([`Names::player`]: found at `--out` on a
+/// re-export, B is the bundle that was there when the match was played).
+fn check_players(promotion: &Promotion, sha256: &str, names: &Names) -> Result<()> {
     let bundle_path = |spec: &str| match arena::PlayerSpec::parse(spec) {
         Ok(arena::PlayerSpec::Bundle { path, .. }) => Some(path),
         _ => None,
@@ -193,30 +194,21 @@ fn check_players(promotion: &Promotion, sha256: &str, out: &Path) -> Result<()> 
             promotion.b
         ));
     };
-    // Found at --out on a re-export, B is the bundle that was there when
-    // the match was played, which this one has since replaced.
-    let at_out = b
-        .canonicalize()
-        .ok()
-        .is_some_and(|b| out.canonicalize().ok() == Some(b));
-    if !at_out && bundle_identity(&b).is_some_and(|b| b.weights_sha256 == sha256) {
+    if names.player(&promotion.b).is_this {
         return Err(anyhow!(
             "player B of the match ({}) has the weights exported: a promotion is won against \
              another bundle",
             b.display()
         ));
     }
-    let Ok(text) = std::fs::read_to_string(a.join(model::bundle::META_FILE)) else {
+    let Some(a_identity) = bundle_identity(&a) else {
         eprintln!(
             "note: {} is not at hand; cannot check that player A is this bundle",
             a.display()
         );
         return Ok(());
     };
-    let a_sha = serde_json::from_str::<serde_json::Value>(&text)
-        .ok()
-        .and_then(|m| m["weights_sha256"].as_str().map(str::to_string));
-    if a_sha.as_deref() != Some(sha256) {
+    if a_identity.weights_sha256 != sha256 {
         return Err(anyhow!(
             "player A of the match ({}) has other weights than the bundle exported",
             a.display()
