@@ -368,6 +368,38 @@ fn export_never_replaces_what_is_not_a_bundle() {
         3,
         "no temporary files left beside it: {names:?}"
     );
+    // A link to a bundle: refused by name, the link and its bundle kept.
+    #[cfg(unix)]
+    {
+        let model = run.join("checkpoints/gen-000001");
+        let bundle = tmp.path().join("bundle");
+        let export = |to: &Path| {
+            lokizero(&[
+                "export",
+                "--model",
+                model.to_str().unwrap(),
+                "--out",
+                to.to_str().unwrap(),
+            ])
+        };
+        assert!(export(&bundle).status.success());
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&bundle, &link).unwrap();
+        let before = files(&bundle);
+        let out = export(&link);
+        assert!(!out.status.success());
+        assert!(
+            stderr(&out).contains("it is a symbolic link (to ")
+                && stderr(&out).contains("give the folder it points to"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(files(&bundle), before);
+    }
 }
 
 /// `export --out` onto a bundle of another variant is refused, naming both

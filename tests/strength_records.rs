@@ -419,4 +419,21 @@ fn export_names_the_bundle_players_for_readers() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
+
+    // An --out no player spec can name (a ':'): the name stays, with a note.
+    let colon = tmp.path().join("a:b");
+    let out = export(shipped, &colon, &["--strength", &records[2]]);
+    exported(&out);
+    let last = meta(&colon)["strength"]["matches"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["a"], this.as_str());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("--out has a ':'"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

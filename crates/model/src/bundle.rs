@@ -319,6 +319,15 @@ pub fn check_replaceable(dir: &Path) -> Result<(), BundleError> {
             })
         }
     };
+    if meta.file_type().is_symlink() {
+        // Swapping the link for a folder would break what it links; the
+        // folder it points to is replaced only when named.
+        let to = std::fs::read_link(dir).unwrap_or_default();
+        return refuse(&format!(
+            "it is a symbolic link (to {}); give the folder it points to",
+            to.display()
+        ));
+    }
     if !meta.is_dir() {
         return refuse("it exists and is not a folder");
     }

@@ -317,6 +317,12 @@ impl Names {
         let name = if at_out {
             self.replaced.as_ref().map(|r| format!("G{}", r.generation))
         } else if is_this {
+            if self.out.is_none() {
+                eprintln!(
+                    "note: --out has a ':', which a player spec cannot hold; \
+                     the player keeps the name {spec}"
+                );
+            }
             self.out.clone()
         } else {
             self.replaced
