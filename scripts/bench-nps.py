@@ -3,7 +3,9 @@
 position, fp32 against int8 and one thread against two, configurations
 alternating within each round so a slow spell of the machine hits all of
 them alike. Prints each round's figures, the medians and the ratios as a
-Markdown table (docs/benchmarks.md, "Nodes per second in play").
+Markdown table (docs/benchmarks.md, "Nodes per second in play"), then
+the time from `go` to `bestmove`, median and longest, per configuration
+(a `go movetime` search that overruns its time shows there).
 
     python3 scripts/bench-nps.py --rounds 5 --movetime 1000
     python3 scripts/bench-nps.py --rounds 7 --nodes 10000
@@ -22,19 +24,27 @@ import re
 import statistics
 import subprocess
 import sys
+import time
 
 VARIANTS = "losers,viking,hnefatafl,loki,shakti,copenhagen"
 
 
 def nps(lokizero, variant, precision, threads, go, bundle_dir):
-    """One search from the start position; returns its nps."""
+    """One search from the start position; returns its nps and the
+    milliseconds from sending `go` to reading `bestmove`."""
     cmd = [lokizero, "uci", "--threads", str(threads), "--precision", precision]
     proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     setup = f"uci\nsetoption name UCI_Variant value {variant}\n"
     if bundle_dir:
         setup += f"setoption name BundlePath value {bundle_dir}/{variant}\n"
-    proc.stdin.write(setup + f"isready\nposition startpos\ngo {go}\n")
+    proc.stdin.write(setup + "isready\nposition startpos\n")
     proc.stdin.flush()
+    for line in proc.stdout:
+        if line.startswith("readyok"):
+            break
+    proc.stdin.write(f"go {go}\n")
+    proc.stdin.flush()
+    sent = time.monotonic()
     found, said = None, []
     for line in proc.stdout:
         said.append(line.strip())
@@ -42,13 +52,14 @@ def nps(lokizero, variant, precision, threads, go, bundle_dir):
         if m:
             found = int(m.group(1))
         if line.startswith("bestmove"):
+            took = (time.monotonic() - sent) * 1000
             break
     proc.stdin.write("quit\n")
     proc.stdin.flush()
     proc.wait()
     if found is None:
         sys.exit(f"{variant} {precision}: no nps reported; the bot said: {' | '.join(said[-3:])}")
-    return found
+    return found, took
 
 
 def main():
@@ -78,14 +89,15 @@ def main():
     configs = [("fp32", 1), ("int8", 1)] + ([] if args.no_threads else [("int8", 2)])
     variants = args.variants.split(",")
     binaries = args.lokizero or ["target/release/lokizero"]
-    got = {}
+    got, took = {}, {}
     for r in range(args.rounds):
         for v in variants:
             for b in binaries:
                 for p, t in configs:
-                    x = nps(b, v, p, t, go, args.bundle_dir)
+                    x, ms = nps(b, v, p, t, go, args.bundle_dir)
                     got.setdefault((v, b, p, t), []).append(x)
-                    print(f"round {r + 1} {v} {b} {p} threads {t}: {x} nps", file=sys.stderr, flush=True)
+                    took.setdefault((v, b, p, t), []).append(ms)
+                    print(f"round {r + 1} {v} {b} {p} threads {t}: {x} nps, bestmove after {ms:.0f} ms", file=sys.stderr, flush=True)
     med = {k: statistics.median(xs) for k, xs in got.items()}
     several = len(binaries) > 1
     head = "| variant |" + (" binary |" if several else "") + " fp32, 1 thread | int8, 1 thread | int8/fp32 (per round) |"
@@ -107,6 +119,15 @@ def main():
                 per2 = ", ".join(f"{x / y:.2f}" for x, y in zip(two, i))
                 row += f" {m2:.0f} | **{m2 / mi:.2f}** ({per2}) |"
             print(row)
+    # Time used: from `go` to `bestmove` as a GUI sees it (process pipes
+    # included), the longest search being the one that would flag.
+    print()
+    print("| variant |" + (" binary |" if several else "") + "".join(f" {p}, {t} thread{'s' * (t > 1)}: median / longest ms |" for p, t in configs))
+    print("|---|" + ("---|" if several else "") + "---:|" * len(configs))
+    for v in variants:
+        for b in binaries:
+            cells = "".join(f" {statistics.median(took[(v, b, p, t)]):.0f} / {max(took[(v, b, p, t)]):.0f} |" for p, t in configs)
+            print(f"| {v} |" + (f" {b} |" if several else "") + cells)
 
 
 if __name__ == "__main__":
