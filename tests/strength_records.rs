@@ -437,3 +437,102 @@ fn export_names_the_bundle_players_for_readers() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A record of `lokizero match` states the weights each bundle player
+/// loaded, so the export names the players by them even where their
+/// folders are gone or hold other weights by then: on a re-export, the
+/// bundle that was at `--out` when the match was played is still named
+/// by its generation, and this bundle as player B is refused.
+#[test]
+fn export_names_players_by_the_weights_the_match_loaded() {
+    let tmp = tempfile::tempdir().unwrap();
+    let path = |p: &Path| p.to_str().unwrap().to_string();
+    let run = |args: &[&str]| {
+        let out = Command::new(BIN).args(args).output().expect("run lokizero");
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    // The bundle being replaced (other weights) at --out, a copy of it,
+    // and this bundle in a scratch folder.
+    let out_dir = tmp.path().join("models").join("shakti");
+    let old_copy = tmp.path().join("old-copy");
+    for dir in [&out_dir, &old_copy] {
+        run(&[
+            "grow",
+            "--model",
+            SHIPPED,
+            "--out",
+            &path(dir),
+            "--blocks",
+            "4",
+        ]);
+    }
+    let old_generation = meta(&out_dir)["generation"].as_u64().unwrap();
+    let scratch = tmp.path().join("scratch");
+    exported(&export(Path::new(SHIPPED), &scratch, &[]));
+    let play = |a: &Path, b: &Path, file: &str| {
+        let out = run(&[
+            "match",
+            &format!("bundle:{}:2", a.display()),
+            &format!("bundle:{}:2", b.display()),
+            "--variant",
+            "shakti",
+            "--games",
+            "2",
+            "--concurrency",
+            "1",
+            "--json",
+        ]);
+        let mut record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        // Promotion-shaped: the tests here make the SPRT's verdict up.
+        record["sprt"] =
+            serde_json::json!({"decision": "h1", "llr": 3.0, "lower": -2.94, "upper": 2.94});
+        let file = tmp.path().join(file);
+        std::fs::write(&file, record.to_string()).unwrap();
+        (record, path(&file))
+    };
+    let (record, won) = play(&scratch, &out_dir, "won.json");
+    assert_eq!(record["weights_a"], meta(&scratch)["weights_sha256"]);
+    assert_eq!(record["weights_b"], meta(&out_dir)["weights_sha256"]);
+    // The scratch folder is gone by the export: the record still names it.
+    std::fs::remove_dir_all(&scratch).unwrap();
+    exported(&export(
+        Path::new(SHIPPED),
+        &out_dir,
+        &["--strength", &won, "--promoted-by", &won],
+    ));
+    let here = format!("bundle:{}:2", out_dir.display());
+    let old = format!("bundle:G{old_generation}:2");
+    let last = |dir: &Path| {
+        let m = meta(dir)["strength"]["matches"].as_array().unwrap().clone();
+        let l = m.last().unwrap().clone();
+        (
+            l["a"].as_str().unwrap().to_string(),
+            l["b"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(last(&out_dir), (here.clone(), old.clone()));
+    let promotion = &meta(&out_dir)["lineage"]["promoted_by"];
+    assert_eq!(promotion["b"], old.as_str());
+
+    // Re-exported over itself with the same record: --out now holds this
+    // bundle, and the record says the old one played there.
+    exported(&export(&out_dir, &out_dir, &["--strength", &won]));
+    assert_eq!(last(&out_dir), (here.clone(), old));
+
+    // This bundle (now at --out) as player B: refused, nothing written.
+    let (_, swapped) = play(&old_copy, &out_dir, "swapped.json");
+    let before = std::fs::read(out_dir.join("model.json")).unwrap();
+    let out = export(&out_dir, &out_dir, &["--strength", &swapped]);
+    assert!(!out.status.success());
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("player B"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
+}

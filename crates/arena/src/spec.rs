@@ -430,6 +430,9 @@ pub struct PlayerFactory<G: Encode + Heuristic> {
     name: String,
     /// The player without its budget, as it plays ([`Self::played_as`]).
     played_as: String,
+    /// A bundle player's weights, the sha256 of its `model.safetensors`
+    /// in hex ([`Self::weights_sha256`]).
+    weights_sha256: Option<String>,
     built: Built,
     device: Device,
     search: SearchConfig,
@@ -539,6 +542,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// [`SpecError`].
     pub fn new(spec_text: &str, ctx: &FactoryContext) -> Result<Self, SpecError> {
         let spec = PlayerSpec::parse(spec_text)?;
+        let mut weights_sha256 = None;
         let mut played_as = match &spec {
             // Named by its weights once loaded (below).
             PlayerSpec::Bundle { .. } => String::new(),
@@ -574,6 +578,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
                     precision.unwrap_or(ctx.precision).on_this_cpu(),
                     if extend { "" } else { ":noextend" }
                 );
+                weights_sha256 = Some(meta.weights_sha256.clone());
                 let budget = budget.unwrap_or_else(|| ctx.default_budget.clone());
                 Built::Bundle(
                     Box::new(net),
@@ -639,6 +644,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         Ok(PlayerFactory {
             name: spec_text.trim().to_string(),
             played_as,
+            weights_sha256,
             built,
             device: ctx.device.clone(),
             search: ctx.search.clone(),
@@ -655,6 +661,7 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
         PlayerFactory {
             name: name.to_string(),
             played_as: format!("{name}:{}", ctx.precision),
+            weights_sha256: None,
             built: Built::Bundle(Box::new(net), budget, ctx.precision, true),
             device: ctx.device.clone(),
             search: ctx.search.clone(),
@@ -680,6 +687,15 @@ impl<G: Encode + Heuristic> PlayerFactory<G> {
     /// on it.
     pub fn played_as(&self) -> &str {
         &self.played_as
+    }
+
+    /// The weights a bundle player loaded (the sha256 of its
+    /// `model.safetensors`, 64 hex digits, as its `model.json` states it):
+    /// what played, wherever its folder is and whatever it holds later.
+    /// `None` for players without a bundle, and for a network handed over
+    /// by the training hook ([`Self::from_net`]).
+    pub fn weights_sha256(&self) -> Option<&str> {
+        self.weights_sha256.as_deref()
     }
 
     /// The precision a bundle player's network runs in on this CPU (its

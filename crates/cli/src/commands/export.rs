@@ -99,12 +99,20 @@ fn export_bundle<G: Encode>(
         Some(serde_json::Value::Array(records)) => records.clone(),
         _ => Vec::new(),
     };
-    let names = Names::new(out, &meta.weights_sha256);
+    let earlier = meta
+        .lineage
+        .as_ref()
+        .and_then(|l| l.promoted_by.as_ref())
+        .and_then(|p| p.replaced.clone());
+    let names = Names::new(out, &meta.weights_sha256, earlier);
     for path in &args.strength {
         let mut record = read_json(path)?;
         check_record(&record, G::VARIANT)
             .with_context(|| format!("--strength {}", path.display()))?;
-        let side = |key: &str| record[key].as_str().map(|spec| names.player(spec));
+        let side = |key: &str| {
+            let spec = record[key].as_str()?;
+            Some(names.player(spec, played_weights(&record, key)))
+        };
         let (a, b) = (side("a"), side("b"));
         if b.as_ref().is_some_and(|b| b.is_this) && !a.as_ref().is_some_and(|a| a.is_this) {
             return Err(anyhow!(
@@ -125,11 +133,13 @@ fn export_bundle<G: Encode>(
     }
     let mut lineage = meta.take_lineage();
     if let Some(path) = &args.promoted_by {
-        let promotion = Promotion::from_match_json(&read_json(path)?, G::VARIANT)
+        let record = read_json(path)?;
+        let promotion = Promotion::from_match_json(&record, G::VARIANT)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
-        check_players(&promotion, &meta.weights_sha256, &names)
+        let weights = [played_weights(&record, "a"), played_weights(&record, "b")];
+        check_players(&promotion, weights, &meta.weights_sha256, &names)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
-        let replaced = replaced_bundle(out, &promotion, &meta.weights_sha256)
+        let replaced = replaced_bundle(out, &promotion, weights[1], &meta.weights_sha256)
             .with_context(|| format!("--promoted-by {}", path.display()))?;
         // A re-export replaces nothing itself: the bundle keeps naming the
         // one its promotion replaced.
@@ -137,11 +147,16 @@ fn export_bundle<G: Encode>(
             let earlier = lineage.promoted_by.as_ref()?;
             earlier.replaced.clone()
         });
-        let name = |spec: &str| names.player(spec).name.unwrap_or_else(|| spec.to_string());
+        let name = |spec: &str, weights| {
+            names
+                .player(spec, weights)
+                .name
+                .unwrap_or_else(|| spec.to_string())
+        };
         lineage.promoted_by = Some(Promotion {
             replaced,
-            a: name(&promotion.a),
-            b: name(&promotion.b),
+            a: name(&promotion.a, weights[0]),
+            b: name(&promotion.b, weights[1]),
             ..promotion
         });
     }
@@ -178,11 +193,16 @@ fn check_same_variant(out: &Path, variant: rules::VariantId) -> Result<()> {
 }
 
 /// A promotion is a match of this bundle (A) against another bundle (B):
-/// both must be bundle players, where A's folder is at hand its weights
-/// must be the ones exported (`sha256` of the source bundle), and B must
-/// not be this bundle ([`Names::player`]: found at `--out` on a
-/// re-export, B is the bundle that was there when the match was played).
-fn check_players(promotion: &Promotion, sha256: &str, names: &Names) -> Result<()> {
+/// both must be bundle players, A's weights (as the record states them,
+/// [`played_weights`], else as its folder holds them, where it is at
+/// hand) must be the ones exported (`sha256` of the source bundle), and B
+/// must not be this bundle ([`Names::player`]).
+fn check_players(
+    promotion: &Promotion,
+    [a_weights, b_weights]: [Option<&str>; 2],
+    sha256: &str,
+    names: &Names,
+) -> Result<()> {
     let bundle_path = |spec: &str| match arena::PlayerSpec::parse(spec) {
         Ok(arena::PlayerSpec::Bundle { path, .. }) => Some(path),
         _ => None,
@@ -194,21 +214,27 @@ fn check_players(promotion: &Promotion, sha256: &str, names: &Names) -> Result<(
             promotion.b
         ));
     };
-    if names.player(&promotion.b).is_this {
+    if names.player(&promotion.b, b_weights).is_this {
         return Err(anyhow!(
             "player B of the match ({}) has the weights exported: a promotion is won against \
              another bundle",
             b.display()
         ));
     }
-    let Some(a_identity) = bundle_identity(&a) else {
-        eprintln!(
-            "note: {} is not at hand; cannot check that player A is this bundle",
-            a.display()
-        );
-        return Ok(());
+    let a_sha256 = match a_weights {
+        Some(weights) => weights.to_string(),
+        None => match bundle_identity(&a) {
+            Some(identity) => identity.weights_sha256,
+            None => {
+                eprintln!(
+                    "note: {} is not at hand; cannot check that player A is this bundle",
+                    a.display()
+                );
+                return Ok(());
+            }
+        },
     };
-    if a_identity.weights_sha256 != sha256 {
+    if a_sha256 != sha256 {
         return Err(anyhow!(
             "player A of the match ({}) has other weights than the bundle exported",
             a.display()
@@ -219,10 +245,16 @@ fn check_players(promotion: &Promotion, sha256: &str, names: &Names) -> Result<(
 
 /// The bundle at `out` that a promoted bundle replaces, as generation and
 /// weights sha256 (`None` when `out` holds no bundle, or holds these very
-/// weights: a re-export). Refused when the match's player B is at hand and
-/// has other weights than that bundle: the promotion must be won against
+/// weights: a re-export). Refused when the match's player B had other
+/// weights than that bundle (`b_weights`, as the record states them, else
+/// its folder's, where it is at hand): the promotion must be won against
 /// the bundle it replaces.
-fn replaced_bundle(out: &Path, promotion: &Promotion, sha256: &str) -> Result<Option<Ancestor>> {
+fn replaced_bundle(
+    out: &Path,
+    promotion: &Promotion,
+    b_weights: Option<&str>,
+    sha256: &str,
+) -> Result<Option<Ancestor>> {
     let Some(old) = bundle_identity(out) else {
         return Ok(None);
     };
@@ -230,8 +262,11 @@ fn replaced_bundle(out: &Path, promotion: &Promotion, sha256: &str) -> Result<Op
         return Ok(None);
     }
     if let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(&promotion.b) {
-        if let Some(b) = bundle_identity(&path) {
-            if b.weights_sha256 != old.weights_sha256 {
+        let b = b_weights
+            .map(str::to_string)
+            .or_else(|| bundle_identity(&path).map(|b| b.weights_sha256));
+        if let Some(b) = b {
+            if b != old.weights_sha256 {
                 return Err(anyhow!(
                     "player B of the match ({}) has other weights than the bundle at --out {} \
                      that this export replaces",
@@ -249,7 +284,11 @@ fn replaced_bundle(out: &Path, promotion: &Promotion, sha256: &str) -> Result<Op
 /// run directory, a scratch copy): this bundle (the exported weights) by
 /// the `--out` folder (`bundle:models/viking:1s`), the bundle this export
 /// replaces at `--out` as `G<generation>` (`bundle:G201:200`, the notation
-/// of `docs/models.md`). Other players keep their names.
+/// of `docs/models.md`). Other players keep their names. A record of
+/// `lokizero match` states the weights each bundle player loaded
+/// (`weights_a`, `weights_b`), which name it exactly; for an older record
+/// without them the weights are read from the player's folder, where it is
+/// at hand.
 struct Names {
     /// `--out` as given, without a trailing `/`; `None` when it cannot
     /// stand in a player spec (it has a `:`).
@@ -260,6 +299,9 @@ struct Names {
     /// The bundle at `--out` now, when it is not this one: the bundle
     /// this export replaces.
     replaced: Option<Ancestor>,
+    /// The bundle the source's own promotion replaced (on a re-export, the
+    /// one this bundle replaced when first exported).
+    earlier: Option<Ancestor>,
     /// Whether `--out` holds these very weights already (a re-export).
     reexport: bool,
 }
@@ -273,7 +315,7 @@ struct Player {
 }
 
 impl Names {
-    fn new(out: &Path, sha256: &str) -> Self {
+    fn new(out: &Path, sha256: &str, earlier: Option<Ancestor>) -> Self {
         let at_out = bundle_identity(out);
         let shown = out.display().to_string();
         let shown = shown.trim_end_matches('/');
@@ -283,13 +325,17 @@ impl Names {
             sha256: sha256.to_string(),
             reexport: at_out.as_ref().is_some_and(|a| a.weights_sha256 == sha256),
             replaced: at_out.filter(|a| a.weights_sha256 != sha256),
+            earlier,
         }
     }
 
-    /// The player `spec` of a match record. A bundle folder found at
-    /// `--out` held, when the match was played, the bundle there before
-    /// this export; on a re-export that bundle is gone, so its name stays.
-    fn player(&self, spec: &str) -> Player {
+    /// The player `spec` of a match record, which loaded the weights
+    /// `weights` (as the record states them; `None` in older records:
+    /// then read from its folder). Without stated weights, a bundle folder
+    /// found at `--out` held, when the match was played, the bundle there
+    /// before this export; on a re-export that bundle is gone, so its name
+    /// stays.
+    fn player(&self, spec: &str, weights: Option<&str>) -> Player {
         let spec = spec.trim();
         let keep = |is_this| Player {
             name: None,
@@ -305,15 +351,21 @@ impl Names {
         else {
             return keep(false);
         };
-        let Some(identity) = bundle_identity(&path) else {
-            eprintln!(
-                "note: {} is not at hand; the player keeps the name {spec}",
-                path.display()
-            );
-            return keep(false);
+        let (sha256, at_out) = match weights {
+            Some(weights) => (weights.to_string(), false),
+            None => {
+                let Some(identity) = bundle_identity(&path) else {
+                    eprintln!(
+                        "note: {} is not at hand; the player keeps the name {spec}",
+                        path.display()
+                    );
+                    return keep(false);
+                };
+                let at_out = self.out_real.is_some() && path.canonicalize().ok() == self.out_real;
+                (identity.weights_sha256, at_out)
+            }
         };
-        let at_out = self.out_real.is_some() && path.canonicalize().ok() == self.out_real;
-        let is_this = identity.weights_sha256 == self.sha256 && !(at_out && self.reexport);
+        let is_this = sha256 == self.sha256 && !(at_out && self.reexport);
         let name = if at_out {
             self.replaced.as_ref().map(|r| format!("G{}", r.generation))
         } else if is_this {
@@ -325,9 +377,10 @@ impl Names {
             }
             self.out.clone()
         } else {
-            self.replaced
-                .as_ref()
-                .filter(|r| r.weights_sha256 == identity.weights_sha256)
+            [&self.replaced, &self.earlier]
+                .into_iter()
+                .flatten()
+                .find(|r| r.weights_sha256 == sha256)
                 .map(|r| format!("G{}", r.generation))
         };
         Player {
@@ -335,6 +388,16 @@ impl Names {
             is_this,
         }
     }
+}
+
+/// The weights a record's player `key` (`"a"`, `"b"`) loaded, as
+/// `lokizero match --json` states them (`weights_a`, `weights_b`: 64 hex
+/// digits); `None` for a player without a bundle and in older records.
+fn played_weights<'r>(record: &'r serde_json::Value, key: &str) -> Option<&'r str> {
+    record
+        .get(format!("weights_{key}"))?
+        .as_str()
+        .filter(|w| w.len() == 64 && w.bytes().all(|b| b.is_ascii_hexdigit()))
 }
 
 /// Generation and weights sha256 from a bundle folder's `model.json`, if

@@ -358,6 +358,7 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
                 "stopped_early": report.stopped_early, "forfeits": failures,
                 "precision_a": pa.precision().map(|p| p.to_string()),
                 "precision_b": pb.precision().map(|p| p.to_string()),
+                "weights_a": pa.weights_sha256(), "weights_b": pb.weights_sha256(),
             }),
         ) {
             map.extend(results);
