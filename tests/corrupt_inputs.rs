@@ -386,18 +386,34 @@ fn export_never_replaces_what_is_not_a_bundle() {
         let link = tmp.path().join("link");
         std::os::unix::fs::symlink(&bundle, &link).unwrap();
         let before = files(&bundle);
-        let out = export(&link);
+        for spelling in ["", "/", "/.", "//"] {
+            let out = export(Path::new(&format!("{}{spelling}", link.display())));
+            assert!(!out.status.success(), "link{spelling}");
+            assert!(
+                stderr(&out).contains("it is a symbolic link (to ")
+                    && stderr(&out).contains("give the folder it points to"),
+                "link{spelling}: {}",
+                stderr(&out)
+            );
+            assert!(std::fs::symlink_metadata(&link)
+                .unwrap()
+                .file_type()
+                .is_symlink());
+            assert_eq!(files(&bundle), before);
+        }
+        // An --onnx file that cannot be written stops the export before
+        // the bundle is replaced.
+        let out = lokizero(&[
+            "export",
+            "--model",
+            model.to_str().unwrap(),
+            "--out",
+            bundle.to_str().unwrap(),
+            "--onnx",
+            victim.join("x.onnx").to_str().unwrap(),
+        ]);
         assert!(!out.status.success());
-        assert!(
-            stderr(&out).contains("it is a symbolic link (to ")
-                && stderr(&out).contains("give the folder it points to"),
-            "{}",
-            stderr(&out)
-        );
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
+        assert!(stderr(&out).contains("is not a folder"), "{}", stderr(&out));
         assert_eq!(files(&bundle), before);
     }
 }

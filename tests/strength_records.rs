@@ -121,8 +121,23 @@ fn export_adds_match_records_after_the_bundles_own() {
         ),
         (
             "variant.json",
-            serde_json::json!({"b": "random", "variant": "loki", "wins": 1, "draws": 0, "losses": 0, "games": 1}).to_string(),
+            serde_json::json!({"a": "bundle:x", "b": "random", "variant": "loki", "wins": 1, "draws": 0, "losses": 0, "games": 1}).to_string(),
             "not of this bundle's shakti",
+        ),
+        (
+            "no-a.json",
+            serde_json::json!({"b": "random", "variant": "shakti", "wins": 1, "draws": 0, "losses": 0, "games": 1}).to_string(),
+            "no player `a`",
+        ),
+        (
+            "overflow.json",
+            serde_json::json!({"a": "bundle:x", "b": "random", "variant": "shakti", "wins": u64::MAX, "draws": 3, "losses": 0, "games": 2}).to_string(),
+            "in 2 games",
+        ),
+        (
+            "weights.json",
+            serde_json::json!({"a": "bundle:x", "b": "random", "variant": "shakti", "wins": 1, "draws": 0, "losses": 0, "games": 1, "weights_a": "xyz"}).to_string(),
+            "`weights_a` is \"xyz\"",
         ),
     ] {
         let path = tmp.path().join(name);
@@ -155,7 +170,10 @@ fn export_refuses_a_match_that_does_not_promote() {
     );
     let cases = [
         (sprt_record(tmp.path(), "shakti", "h0"), "\"h0\""),
-        (sprt_record(tmp.path(), "losers", "h1"), "played in losers"),
+        (
+            sprt_record(tmp.path(), "losers", "h1"),
+            "not of this bundle's shakti",
+        ),
         (with_a("random", "random.json"), "not random vs"),
         (with_a(losers, "other.json"), "other weights"),
     ];
@@ -209,7 +227,7 @@ fn the_promotion_names_the_bundle_it_replaced() {
     let err = String::from_utf8_lossy(&refused.stderr);
     assert!(!refused.status.success(), "{err}");
     assert!(
-        err.contains("has other weights than the bundle at --out"),
+        err.contains("has other weights than the bundle this export replaces"),
         "{err}"
     );
     assert_eq!(
@@ -432,7 +450,7 @@ fn export_names_the_bundle_players_for_readers() {
         .clone();
     assert_eq!(last["a"], this.as_str());
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("--out has a ':'"),
+        String::from_utf8_lossy(&out.stderr).contains("has a ':'"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -519,20 +537,55 @@ fn export_names_players_by_the_weights_the_match_loaded() {
     let promotion = &meta(&out_dir)["lineage"]["promoted_by"];
     assert_eq!(promotion["b"], old.as_str());
 
+    // The same export again: the same bundle (the record not added twice,
+    // the promotion still naming the bundle replaced).
+    let first = meta(&out_dir);
+    exported(&export(
+        Path::new(SHIPPED),
+        &out_dir,
+        &["--strength", &won, "--promoted-by", &won],
+    ));
+    assert_eq!(meta(&out_dir), first);
+
     // Re-exported over itself with the same record: --out now holds this
     // bundle, and the record says the old one played there.
     exported(&export(&out_dir, &out_dir, &["--strength", &won]));
     assert_eq!(last(&out_dir), (here.clone(), old));
 
-    // This bundle (now at --out) as player B: refused, nothing written.
+    // Refused, nothing written: this bundle (now at --out) as player B;
+    // a record this bundle did not play; on a re-export, a promotion won
+    // against another bundle than the one first replaced.
     let (_, swapped) = play(&old_copy, &out_dir, "swapped.json");
+    let (_, others) = play(&old_copy, &old_copy, "others.json");
+    let third = tmp.path().join("third");
+    run(&[
+        "grow",
+        "--model",
+        SHIPPED,
+        "--out",
+        &path(&third),
+        "--blocks",
+        "5",
+    ]);
+    let (_, against_third) = play(&out_dir, &third, "third.json");
     let before = std::fs::read(out_dir.join("model.json")).unwrap();
-    let out = export(&out_dir, &out_dir, &["--strength", &swapped]);
-    assert!(!out.status.success());
-    assert!(
-        String::from_utf8_lossy(&out.stderr).contains("player B"),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
+    for (flag, record, says) in [
+        ("--strength", &swapped, "this bundle is player B"),
+        ("--strength", &others, "player A of the match"),
+        (
+            "--promoted-by",
+            &against_third,
+            &format!(
+                "other weights than the bundle this bundle replaces (generation {old_generation}"
+            ),
+        ),
+    ] {
+        let out = export(&out_dir, &out_dir, &[flag, record]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(says),
+            "{record}: {err}"
+        );
+        assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
+    }
 }

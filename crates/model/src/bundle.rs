@@ -309,6 +309,9 @@ pub fn check_replaceable(dir: &Path) -> Result<(), BundleError> {
             reason: format!("refusing to replace it: {why}"),
         })
     };
+    // As the folder is replaced: `link/`, `link/.` and `link//` name the
+    // link itself, which must not be followed here.
+    let dir: &Path = &dir.components().collect::<PathBuf>();
     let meta = match std::fs::symlink_metadata(dir) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),

@@ -16,8 +16,9 @@ pub struct ExportArgs {
     /// Source bundle (e.g. runs/shakti/checkpoints/gen-000008).
     #[arg(long)]
     model: PathBuf,
-    /// Destination folder (replaced atomically), e.g. models/shakti.
-    /// Needed unless --onnx is given.
+    /// Destination folder (replaced atomically), e.g. models/shakti: nothing
+    /// there yet, or a bundle (a symbolic link is refused: give the folder
+    /// it points to). Needed unless --onnx is given.
     #[arg(long, required_unless_present = "onnx")]
     out: Option<PathBuf>,
     /// Also (or only) write the network as an ONNX model to this file:
@@ -29,18 +30,22 @@ pub struct ExportArgs {
     /// JSON files with match results (`lokizero match --json` or `play
     /// --json` output) to record as the bundle's measured strength (with
     /// --out), after the records the source bundle already has (a
-    /// training checkpoint has none), in the order given. A record's
-    /// bundle players are renamed: this bundle (same weights, wherever the
-    /// match found it) as the --out folder, the bundle it replaces there
-    /// as `G<generation>`; a record with this bundle as player B is
-    /// refused.
+    /// training checkpoint has none), in the order given; a record the
+    /// bundle has already is not added twice. Player A must be this
+    /// bundle. A record's bundle players are renamed, known by the weights
+    /// the record says they loaded (else by what their folders hold): this
+    /// bundle as the --out folder, the bundle it replaces there and its
+    /// ancestors as `G<generation>`. Refused: a record of another variant,
+    /// one whose player A has other weights, one with this bundle as
+    /// player B.
     #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
-    /// --json`, A = this bundle, B = the shipped one) that promotes this
-    /// bundle: recorded as `lineage.promoted_by` in its model.json, its
-    /// players renamed as for --strength. Refused unless the SPRT accepted
-    /// H1.
+    /// --json`, A = this bundle, B = the bundle it replaces at --out, or
+    /// on a re-export the one the first export replaced) that promotes
+    /// this bundle: recorded as `lineage.promoted_by` in its model.json,
+    /// its players renamed as for --strength. Refused unless the SPRT
+    /// accepted H1 and the players' weights are those.
     #[arg(long, value_name = "MATCH_JSON", requires = "out")]
     promoted_by: Option<PathBuf>,
     /// Replace an existing bundle at --out even when its model.json names
@@ -72,6 +77,25 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
         ),
         None => None,
     };
+    // Where the ONNX file goes is checked before the bundle is written, so
+    // that a bad --onnx path fails the export with nothing replaced.
+    if let Some(path) = &args.onnx {
+        let parent = match path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        if !parent.is_dir() || path.is_dir() {
+            return Err(anyhow!(
+                "cannot write --onnx {}: {}",
+                path.display(),
+                if path.is_dir() {
+                    "it is a folder".to_string()
+                } else {
+                    format!("{} is not a folder", parent.display())
+                }
+            ));
+        }
+    }
     let generation = meta.generation;
     if let Some(out) = &args.out {
         export_bundle::<G>(args, out, &net, meta)?;
@@ -99,32 +123,38 @@ fn export_bundle<G: Encode>(
         Some(serde_json::Value::Array(records)) => records.clone(),
         _ => Vec::new(),
     };
-    let earlier = meta
-        .lineage
-        .as_ref()
-        .and_then(|l| l.promoted_by.as_ref())
-        .and_then(|p| p.replaced.clone());
-    let names = Names::new(out, &meta.weights_sha256, earlier);
+    let names = Names::new(out, &meta)?;
     for path in &args.strength {
-        let mut record = read_json(path)?;
-        check_record(&record, G::VARIANT)
-            .with_context(|| format!("--strength {}", path.display()))?;
-        let side = |key: &str| {
-            let spec = record[key].as_str()?;
-            Some(names.player(spec, played_weights(&record, key)))
-        };
-        let (a, b) = (side("a"), side("b"));
-        if b.as_ref().is_some_and(|b| b.is_this) && !a.as_ref().is_some_and(|a| a.is_this) {
+        let flag = || format!("--strength {}", path.display());
+        let mut record = read_json(path).with_context(flag)?;
+        check_record(&record, G::VARIANT).with_context(flag)?;
+        let (a, b) = names.players(&record).with_context(flag)?;
+        if b.is_this {
             return Err(anyhow!(
-                "--strength {}: this bundle is player B of the match; a record is kept from \
-                 player A's view (play the match with this bundle first)",
-                path.display()
+                "{}: this bundle is player B of the match; a record is kept from player A's \
+                 view (play the match with this bundle first)",
+                flag()
+            ));
+        }
+        if a.is_other {
+            return Err(anyhow!(
+                "{}: player A of the match ({}) has other weights than the bundle exported; \
+                 a bundle records its own matches",
+                flag(),
+                a.spec
             ));
         }
         for (key, player) in [("a", a), ("b", b)] {
-            if let Some(name) = player.and_then(|p| p.name) {
+            if let Some(name) = player.name {
                 record[key] = name.into();
             }
+        }
+        if results.contains(&record) {
+            eprintln!(
+                "note: {}: the bundle has this record already; not added again",
+                flag()
+            );
+            continue;
         }
         results.push(record);
     }
@@ -133,30 +163,16 @@ fn export_bundle<G: Encode>(
     }
     let mut lineage = meta.take_lineage();
     if let Some(path) = &args.promoted_by {
-        let record = read_json(path)?;
-        let promotion = Promotion::from_match_json(&record, G::VARIANT)
-            .with_context(|| format!("--promoted-by {}", path.display()))?;
-        let weights = [played_weights(&record, "a"), played_weights(&record, "b")];
-        check_players(&promotion, weights, &meta.weights_sha256, &names)
-            .with_context(|| format!("--promoted-by {}", path.display()))?;
-        let replaced = replaced_bundle(out, &promotion, weights[1], &meta.weights_sha256)
-            .with_context(|| format!("--promoted-by {}", path.display()))?;
-        // A re-export replaces nothing itself: the bundle keeps naming the
-        // one its promotion replaced.
-        let replaced = replaced.or_else(|| {
-            let earlier = lineage.promoted_by.as_ref()?;
-            earlier.replaced.clone()
-        });
-        let name = |spec: &str, weights| {
-            names
-                .player(spec, weights)
-                .name
-                .unwrap_or_else(|| spec.to_string())
-        };
+        let flag = || format!("--promoted-by {}", path.display());
+        let record = read_json(path).with_context(flag)?;
+        check_record(&record, G::VARIANT).with_context(flag)?;
+        let promotion = Promotion::from_match_json(&record, G::VARIANT).with_context(flag)?;
+        let (a, b) = names.players(&record).with_context(flag)?;
+        let replaced = check_promotion(&a, &b, &names, out).with_context(flag)?;
         lineage.promoted_by = Some(Promotion {
             replaced,
-            a: name(&promotion.a, weights[0]),
-            b: name(&promotion.b, weights[1]),
+            a: a.name.unwrap_or(promotion.a.clone()),
+            b: b.name.unwrap_or(promotion.b.clone()),
             ..promotion
         });
     }
@@ -193,211 +209,248 @@ fn check_same_variant(out: &Path, variant: rules::VariantId) -> Result<()> {
 }
 
 /// A promotion is a match of this bundle (A) against another bundle (B):
-/// both must be bundle players, A's weights (as the record states them,
-/// [`played_weights`], else as its folder holds them, where it is at
-/// hand) must be the ones exported (`sha256` of the source bundle), and B
-/// must not be this bundle ([`Names::player`]).
-fn check_players(
-    promotion: &Promotion,
-    [a_weights, b_weights]: [Option<&str>; 2],
-    sha256: &str,
-    names: &Names,
-) -> Result<()> {
-    let bundle_path = |spec: &str| match arena::PlayerSpec::parse(spec) {
-        Ok(arena::PlayerSpec::Bundle { path, .. }) => Some(path),
-        _ => None,
-    };
-    let (Some(a), Some(b)) = (bundle_path(&promotion.a), bundle_path(&promotion.b)) else {
+/// both must be bundle players, A must have the weights exported (where
+/// they are known: [`Names::players`]) and B the weights of the bundle
+/// this export replaces at `out`, or on a re-export of the bundle the
+/// first export replaced ([`Names::replaced`]). Returns that bundle (`None`
+/// where nothing is replaced and none was recorded).
+fn check_promotion(a: &Player, b: &Player, names: &Names, out: &Path) -> Result<Option<Ancestor>> {
+    if !a.is_bundle || !b.is_bundle {
         return Err(anyhow!(
             "the match must be this bundle (A) against the shipped bundle (B), not {} vs {}",
-            promotion.a,
-            promotion.b
+            a.spec,
+            b.spec
         ));
-    };
-    if names.player(&promotion.b, b_weights).is_this {
+    }
+    if b.is_this {
         return Err(anyhow!(
             "player B of the match ({}) has the weights exported: a promotion is won against \
              another bundle",
-            b.display()
+            b.spec
         ));
     }
-    let a_sha256 = match a_weights {
-        Some(weights) => weights.to_string(),
-        None => match bundle_identity(&a) {
-            Some(identity) => identity.weights_sha256,
-            None => {
-                eprintln!(
-                    "note: {} is not at hand; cannot check that player A is this bundle",
-                    a.display()
-                );
-                return Ok(());
-            }
-        },
-    };
-    if a_sha256 != sha256 {
+    if a.is_other {
         return Err(anyhow!(
             "player A of the match ({}) has other weights than the bundle exported",
-            a.display()
+            a.spec
         ));
     }
-    Ok(())
-}
-
-/// The bundle at `out` that a promoted bundle replaces, as generation and
-/// weights sha256 (`None` when `out` holds no bundle, or holds these very
-/// weights: a re-export). Refused when the match's player B had other
-/// weights than that bundle (`b_weights`, as the record states them, else
-/// its folder's, where it is at hand): the promotion must be won against
-/// the bundle it replaces.
-fn replaced_bundle(
-    out: &Path,
-    promotion: &Promotion,
-    b_weights: Option<&str>,
-    sha256: &str,
-) -> Result<Option<Ancestor>> {
-    let Some(old) = bundle_identity(out) else {
-        return Ok(None);
-    };
-    if old.weights_sha256 == sha256 {
-        return Ok(None);
-    }
-    if let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(&promotion.b) {
-        let b = b_weights
-            .map(str::to_string)
-            .or_else(|| bundle_identity(&path).map(|b| b.weights_sha256));
-        if let Some(b) = b {
-            if b != old.weights_sha256 {
-                return Err(anyhow!(
-                    "player B of the match ({}) has other weights than the bundle at --out {} \
-                     that this export replaces",
-                    path.display(),
-                    out.display()
-                ));
-            }
+    let replaced = names.replaced.clone();
+    match (&replaced, &b.weights) {
+        (Some(old), Some(weights)) if *weights != old.weights_sha256 => Err(anyhow!(
+            "player B of the match ({}) has other weights than the bundle {} replaces \
+             (generation {} at --out {})",
+            b.spec,
+            if names.reexport {
+                "this bundle"
+            } else {
+                "this export"
+            },
+            old.generation,
+            out.display()
+        )),
+        (Some(_), None) => {
+            eprintln!(
+                "note: the weights of player B ({}) are unknown (a record without them, its \
+                 folder not at hand); cannot check that it is the bundle replaced",
+                b.spec
+            );
+            Ok(replaced)
         }
+        _ => Ok(replaced),
     }
-    Ok(Some(old))
 }
 
 /// How the export names a record's bundle players for a reader of the
 /// exported `model.json`, instead of the folder a match found them in (a
 /// run directory, a scratch copy): this bundle (the exported weights) by
 /// the `--out` folder (`bundle:models/viking:1s`), the bundle this export
-/// replaces at `--out` as `G<generation>` (`bundle:G201:200`, the notation
-/// of `docs/models.md`). Other players keep their names. A record of
-/// `lokizero match` states the weights each bundle player loaded
-/// (`weights_a`, `weights_b`), which name it exactly; for an older record
-/// without them the weights are read from the player's folder, where it is
-/// at hand.
+/// replaces at `--out` and this bundle's ancestors as `G<generation>`
+/// (`bundle:G201:200`, the notation of `docs/models.md`). Other players
+/// keep their names. A player is known by the weights the record says it
+/// loaded (`weights_a`, `weights_b`, written by `lokizero match`); for an
+/// older record without them, by what its folder holds, where it is at
+/// hand.
 struct Names {
-    /// `--out` as given, without a trailing `/`; `None` when it cannot
-    /// stand in a player spec (it has a `:`).
+    /// `--out` as a player spec's folder (its components, without `.`,
+    /// doubled or trailing `/`); `None` when it has a `:` (a spec with
+    /// one is read by which folders exist).
     out: Option<String>,
     /// `--out` resolved, to recognise a player found there.
     out_real: Option<PathBuf>,
     sha256: String,
-    /// The bundle at `--out` now, when it is not this one: the bundle
-    /// this export replaces.
+    /// The bundle this export replaces: the one at `--out` when it has
+    /// other weights; on a re-export (`--out` holds these weights), the
+    /// one the first export there replaced, as `--out`'s promotion (else
+    /// the source's) records it.
     replaced: Option<Ancestor>,
-    /// The bundle the source's own promotion replaced (on a re-export, the
-    /// one this bundle replaced when first exported).
-    earlier: Option<Ancestor>,
     /// Whether `--out` holds these very weights already (a re-export).
     reexport: bool,
+    /// Bundles named `G<generation>`: the replaced one and the ancestors.
+    known: Vec<Ancestor>,
 }
 
-/// A record's player as [`Names::player`] sees it.
+/// A record's player as [`Names::players`] sees it.
 struct Player {
+    /// Its spec in the record, trimmed.
+    spec: String,
+    /// Whether it is a bundle player.
+    is_bundle: bool,
+    /// The weights it loaded, where known (lower-case hex sha256).
+    weights: Option<String>,
+    /// Its weights are the exported ones.
+    is_this: bool,
+    /// Its weights are known and not the exported ones.
+    is_other: bool,
     /// Its name for readers; `None`: the name stays.
     name: Option<String>,
-    /// Whether it is a bundle at hand with the exported weights.
-    is_this: bool,
 }
 
 impl Names {
-    fn new(out: &Path, sha256: &str, earlier: Option<Ancestor>) -> Self {
+    fn new(out: &Path, meta: &model::BundleMeta) -> Result<Self> {
+        let sha256 = meta.weights_sha256.clone();
         let at_out = bundle_identity(out);
-        let shown = out.display().to_string();
-        let shown = shown.trim_end_matches('/');
-        Names {
-            out: (!shown.is_empty() && !shown.contains(':')).then(|| shown.to_string()),
-            out_real: out.canonicalize().ok(),
-            sha256: sha256.to_string(),
-            reexport: at_out.as_ref().is_some_and(|a| a.weights_sha256 == sha256),
-            replaced: at_out.filter(|a| a.weights_sha256 != sha256),
-            earlier,
+        let reexport = at_out.as_ref().is_some_and(|a| a.weights_sha256 == sha256);
+        let promoted_replaced = |lineage: Option<&model::lineage::Lineage>| {
+            lineage?.promoted_by.as_ref()?.replaced.clone()
+        };
+        let replaced = if reexport {
+            promoted_replaced(bundle_lineage(out).as_ref())
+                .or_else(|| promoted_replaced(meta.lineage.as_ref()))
+        } else {
+            at_out
+        };
+        let ancestors = meta.lineage.as_ref().map(|l| l.ancestors.clone());
+        let known = replaced
+            .iter()
+            .cloned()
+            .chain(ancestors.unwrap_or_default())
+            .collect();
+        let shown: PathBuf = out.components().collect();
+        let shown = shown.display().to_string();
+        if shown.contains(':') {
+            eprintln!(
+                "note: --out {shown} has a ':', which a player spec reads by the folders that \
+                 exist; the records keep this bundle's names"
+            );
         }
+        Ok(Names {
+            out: (!shown.is_empty() && !shown.contains(':')).then_some(shown),
+            out_real: out.canonicalize().ok(),
+            sha256,
+            replaced,
+            reexport,
+            known,
+        })
     }
 
-    /// The player `spec` of a match record, which loaded the weights
-    /// `weights` (as the record states them; `None` in older records:
-    /// then read from its folder). Without stated weights, a bundle folder
-    /// found at `--out` held, when the match was played, the bundle there
-    /// before this export; on a re-export that bundle is gone, so its name
-    /// stays.
-    fn player(&self, spec: &str, weights: Option<&str>) -> Player {
-        let spec = spec.trim();
-        let keep = |is_this| Player {
+    /// Players `a` and `b` of a match record.
+    ///
+    /// # Errors
+    /// A `weights_a`/`weights_b` that is not 64 hex digits; a player found
+    /// at `--out` with weights of no bundle this export knows (its name
+    /// would read as this bundle).
+    fn players(&self, record: &serde_json::Value) -> Result<(Player, Player)> {
+        Ok((self.player(record, "a")?, self.player(record, "b")?))
+    }
+
+    /// Player `key` (`"a"`, `"b"`) of `record`. Its weights are those the
+    /// record states, else those its folder holds (a folder found at
+    /// `--out` on a re-export held, when the match was played, what was
+    /// there before: unknown).
+    fn player(&self, record: &serde_json::Value, key: &str) -> Result<Player> {
+        let spec = record[key]
+            .as_str()
+            .ok_or_else(|| anyhow!("not a match record: no player `{key}`"))?
+            .trim()
+            .to_string();
+        let stated = played_weights(record, key)?;
+        let mut player = Player {
+            spec: spec.clone(),
+            is_bundle: false,
+            weights: None,
+            is_this: false,
+            is_other: false,
             name: None,
-            is_this,
         };
-        let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(spec) else {
-            return keep(false);
+        let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(&spec) else {
+            return Ok(player);
         };
-        let folder = path.display().to_string();
-        let Some(rest) = spec
-            .strip_prefix("bundle:")
-            .and_then(|s| s.strip_prefix(folder.as_str()))
-        else {
-            return keep(false);
-        };
-        let (sha256, at_out) = match weights {
-            Some(weights) => (weights.to_string(), false),
+        player.is_bundle = true;
+        let at_out = self.out_real.is_some() && path.canonicalize().ok() == self.out_real;
+        player.weights = match stated {
+            Some(weights) => Some(weights),
+            None if at_out && self.reexport => None,
             None => {
-                let Some(identity) = bundle_identity(&path) else {
+                let found = bundle_identity(&path).map(|a| a.weights_sha256);
+                if found.is_none() {
                     eprintln!(
-                        "note: {} is not at hand; the player keeps the name {spec}",
+                        "note: {} is not at hand and the record does not say its weights; \
+                         the player keeps the name {spec}",
                         path.display()
                     );
-                    return keep(false);
-                };
-                let at_out = self.out_real.is_some() && path.canonicalize().ok() == self.out_real;
-                (identity.weights_sha256, at_out)
+                }
+                found
             }
         };
-        let is_this = sha256 == self.sha256 && !(at_out && self.reexport);
-        let name = if at_out {
-            self.replaced.as_ref().map(|r| format!("G{}", r.generation))
-        } else if is_this {
-            if self.out.is_none() {
-                eprintln!(
-                    "note: --out has a ':', which a player spec cannot hold; \
-                     the player keeps the name {spec}"
-                );
-            }
+        let Some(weights) = &player.weights else {
+            return Ok(player);
+        };
+        player.is_this = *weights == self.sha256;
+        player.is_other = !player.is_this;
+        let name = if player.is_this {
             self.out.clone()
+        } else if let Some(known) = self.known.iter().find(|k| k.weights_sha256 == *weights) {
+            Some(format!("G{}", known.generation))
+        } else if at_out {
+            return Err(anyhow!(
+                "player {} ({spec}) played from the --out folder with weights {}..., neither \
+                 this bundle's nor the replaced bundle's nor an ancestor's: its name would \
+                 read as this bundle",
+                key.to_uppercase(),
+                &weights[..16]
+            ));
         } else {
-            [&self.replaced, &self.earlier]
-                .into_iter()
-                .flatten()
-                .find(|r| r.weights_sha256 == sha256)
-                .map(|r| format!("G{}", r.generation))
+            None
         };
-        Player {
-            name: name.map(|name| format!("bundle:{name}{rest}")),
-            is_this,
-        }
+        let folder = path.display().to_string();
+        let rest = spec
+            .strip_prefix("bundle:")
+            .and_then(|s| s.strip_prefix(folder.as_str()));
+        player.name = name
+            .zip(rest)
+            .map(|(name, rest)| format!("bundle:{name}{rest}"));
+        Ok(player)
     }
 }
 
 /// The weights a record's player `key` (`"a"`, `"b"`) loaded, as
-/// `lokizero match --json` states them (`weights_a`, `weights_b`: 64 hex
-/// digits); `None` for a player without a bundle and in older records.
-fn played_weights<'r>(record: &'r serde_json::Value, key: &str) -> Option<&'r str> {
-    record
-        .get(format!("weights_{key}"))?
-        .as_str()
-        .filter(|w| w.len() == 64 && w.bytes().all(|b| b.is_ascii_hexdigit()))
+/// `lokizero match --json` states them (`weights_a`, `weights_b`),
+/// lower-cased; `None` for a player without a bundle (`null`) and in
+/// older records (absent).
+///
+/// # Errors
+/// A value that is not a string of 64 hex digits.
+fn played_weights(record: &serde_json::Value, key: &str) -> Result<Option<String>> {
+    let field = format!("weights_{key}");
+    match record.get(&field) {
+        None | Some(serde_json::Value::Null) => Ok(None),
+        Some(serde_json::Value::String(w))
+            if w.len() == 64 && w.bytes().all(|b| b.is_ascii_hexdigit()) =>
+        {
+            Ok(Some(w.to_ascii_lowercase()))
+        }
+        Some(other) => Err(anyhow!(
+            "`{field}` is {other}, not the sha256 of a bundle's weights (64 hex digits)"
+        )),
+    }
+}
+
+/// The lineage in a bundle folder's `model.json`, if it has one.
+fn bundle_lineage(dir: &Path) -> Option<model::lineage::Lineage> {
+    let text = std::fs::read(dir.join(model::bundle::META_FILE)).ok()?;
+    let meta = serde_json::from_slice::<serde_json::Value>(&text).ok()?;
+    serde_json::from_value(meta.get("lineage")?.clone()).ok()
 }
 
 /// Generation and weights sha256 from a bundle folder's `model.json`, if
@@ -411,11 +464,10 @@ fn bundle_identity(dir: &Path) -> Option<Ancestor> {
     })
 }
 
-/// One JSON document (a `--json` record of `lokizero match` or `play`).
 /// Check that `record` is a match record (`lokizero match --json` or
-/// `play --json`) of `variant`: an object naming the opponent `b`, with
-/// `wins`, `draws` and `losses` adding up to `games`, and, where it names
-/// its variant, this one.
+/// `play --json`) of `variant`: an object naming its variant, this one,
+/// and both players `a` and `b`, with `wins`, `draws` and `losses` adding
+/// up to `games`.
 fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result<()> {
     let object = record
         .as_object()
@@ -432,24 +484,27 @@ fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result
         count("losses")?,
         count("games")?,
     );
-    if wins + draws + losses != games || games == 0 {
+    let sum = wins.checked_add(draws).and_then(|n| n.checked_add(losses));
+    if sum != Some(games) || games == 0 {
         return Err(anyhow!(
             "not a match record: {wins} wins, {draws} draws and {losses} losses in {games} games"
         ));
     }
-    if !object.get("b").is_some_and(serde_json::Value::is_string) {
-        return Err(anyhow!("not a match record: no opponent `b`"));
-    }
-    if let Some(played) = object.get("variant") {
-        if played.as_str() != Some(variant.as_str()) {
-            return Err(anyhow!(
-                "a match of variant {played}, not of this bundle's {variant}"
-            ));
+    for key in ["a", "b"] {
+        if !object.get(key).is_some_and(serde_json::Value::is_string) {
+            return Err(anyhow!("not a match record: no player `{key}`"));
         }
     }
-    Ok(())
+    match object.get("variant") {
+        Some(played) if played.as_str() == Some(variant.as_str()) => Ok(()),
+        Some(played) => Err(anyhow!(
+            "a match of variant {played}, not of this bundle's {variant}"
+        )),
+        None => Err(anyhow!("not a match record: no `variant`")),
+    }
 }
 
+/// One JSON document (a `--json` record of `lokizero match` or `play`).
 fn read_json(path: &Path) -> Result<serde_json::Value> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
