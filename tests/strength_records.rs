@@ -31,6 +31,17 @@ fn exported(out: &std::process::Output) {
     );
 }
 
+/// Run `lokizero ARGS`, which must succeed.
+fn run_ok(args: &[&str]) -> std::process::Output {
+    let out = Command::new(BIN).args(args).output().expect("run lokizero");
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 fn meta(bundle: &Path) -> serde_json::Value {
     serde_json::from_slice(&std::fs::read(bundle.join("model.json")).unwrap()).unwrap()
 }
@@ -294,14 +305,7 @@ fn match_json_splits_the_result_by_side() {
 fn export_names_the_bundle_players_for_readers() {
     let tmp = tempfile::tempdir().unwrap();
     let shipped = Path::new(SHIPPED);
-    let run = |args: &[&str]| {
-        let out = Command::new(BIN).args(args).output().expect("run lokizero");
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
+    let run = run_ok;
     let path = |p: &Path| p.to_str().unwrap().to_string();
     // The bundle being replaced: other weights, at --out (and a copy of it
     // elsewhere, as a match may have found it).
@@ -465,15 +469,7 @@ fn export_names_the_bundle_players_for_readers() {
 fn export_names_players_by_the_weights_the_match_loaded() {
     let tmp = tempfile::tempdir().unwrap();
     let path = |p: &Path| p.to_str().unwrap().to_string();
-    let run = |args: &[&str]| {
-        let out = Command::new(BIN).args(args).output().expect("run lokizero");
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    };
+    let run = run_ok;
     // The bundle being replaced (other weights) at --out, a copy of it,
     // and this bundle in a scratch folder.
     let out_dir = tmp.path().join("models").join("shakti");
