@@ -390,23 +390,21 @@ fn export_names_the_bundle_players_for_readers() {
     assert_eq!(promotion["replaced"]["generation"], old_generation);
 
     // Re-exported over itself: the --out folder no longer holds what the
-    // match played there, so that name stays.
+    // match played there, and a record without weights cannot say: refused.
     let later = record(
         "later.json",
         &this,
         &format!("bundle:{}:100ms", out_dir.display()),
     );
-    let out = export(
-        &out_dir,
-        &out_dir,
-        &["--strength", &later, "--promoted-by", &records[0]],
-    );
-    exported(&out);
+    let before = std::fs::read(out_dir.join("model.json")).unwrap();
+    let out = export(&out_dir, &out_dir, &["--strength", &later]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("does not say its weights"));
+    assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
+    // ... and a plain re-export keeps the promotion naming the bundle it
+    // replaced.
+    exported(&export(&out_dir, &out_dir, &[]));
     let shown = meta(&out_dir);
-    let matches = shown["strength"]["matches"].as_array().unwrap().clone();
-    let last = matches.last().unwrap();
-    assert_eq!(last["b"], format!("bundle:{}:100ms", out_dir.display()));
-    // ... and the promotion keeps naming the bundle it replaced.
     assert_eq!(
         shown["lineage"]["promoted_by"]["replaced"]["generation"],
         old_generation
@@ -564,10 +562,36 @@ fn export_names_players_by_the_weights_the_match_loaded() {
         "5",
     ]);
     let (_, against_third) = play(&out_dir, &third, "third.json");
+    let (mut old_record, _) = play(&out_dir, &old_copy, "old.json");
+    // A record of an older lokizero (no weights) with player B at --out.
+    old_record["b"] = format!("bundle:{}:2", out_dir.display()).into();
+    for key in ["weights_a", "weights_b"] {
+        old_record.as_object_mut().unwrap().remove(key);
+    }
+    let old_record_file = tmp.path().join("older.json");
+    std::fs::write(&old_record_file, old_record.to_string()).unwrap();
+    let old_record_file = path(&old_record_file);
+    let not_a_bundle = tmp.path().join("uct.json");
+    let out = run(&[
+        "match",
+        "random",
+        "uct:2",
+        "--variant",
+        "shakti",
+        "--games",
+        "2",
+        "--concurrency",
+        "1",
+        "--json",
+    ]);
+    std::fs::write(&not_a_bundle, &out.stdout).unwrap();
+    let not_a_bundle = path(&not_a_bundle);
     let before = std::fs::read(out_dir.join("model.json")).unwrap();
     for (flag, record, says) in [
         ("--strength", &swapped, "this bundle is player B"),
         ("--strength", &others, "player A of the match"),
+        ("--strength", &not_a_bundle, "is not the bundle exported"),
+        ("--strength", &old_record_file, "does not say its weights"),
         (
             "--promoted-by",
             &against_third,
@@ -582,6 +606,38 @@ fn export_names_players_by_the_weights_the_match_loaded() {
             !out.status.success() && err.contains(says),
             "{record}: {err}"
         );
+        assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
+    }
+
+    // A player named after an --out that does not exist (any more): known
+    // by its weights, which are no bundle's the export knows: refused.
+    let (_, against_gone) = play(&out_dir, &third, "gone.json");
+    std::fs::remove_dir_all(&third).unwrap();
+    let out = export(&out_dir, &third, &["--strength", &against_gone]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("played from the --out folder"),
+        "{err}"
+    );
+    assert!(!third.exists());
+
+    // The same match exported to another folder: not recorded twice.
+    let copy = tmp.path().join("elsewhere");
+    let out = export(&out_dir, &copy, &["--strength", &won]);
+    exported(&out);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("has this record already"));
+    assert_eq!(
+        meta(&copy)["strength"]["matches"].as_array().unwrap().len(),
+        meta(&out_dir)["strength"]["matches"]
+            .as_array()
+            .unwrap()
+            .len()
+    );
+
+    // An --onnx file inside --out, or named as a folder: refused first.
+    for onnx in [out_dir.join("model.safetensors"), tmp.path().join("new/")] {
+        let out = export(&out_dir, &out_dir, &["--onnx", &path(&onnx)]);
+        assert!(!out.status.success(), "{}", onnx.display());
         assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
     }
 }

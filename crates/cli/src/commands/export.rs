@@ -35,9 +35,10 @@ pub struct ExportArgs {
     /// bundle. A record's bundle players are renamed, known by the weights
     /// the record says they loaded (else by what their folders hold): this
     /// bundle as the --out folder, the bundle it replaces there and its
-    /// ancestors as `G<generation>`. Refused: a record of another variant,
-    /// one whose player A has other weights, one with this bundle as
-    /// player B.
+    /// ancestors as `G<generation>`. Refused: a record without a variant
+    /// or both players, of another variant, one whose player A is not this
+    /// bundle, one with this bundle as player B, one with a player found at
+    /// --out whose weights are unknown or of no bundle the export knows.
     #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
@@ -84,16 +85,23 @@ fn export_for<G: Encode>(args: &ExportArgs) -> Result<()> {
             Some(p) if !p.as_os_str().is_empty() => p,
             _ => Path::new("."),
         };
-        if !parent.is_dir() || path.is_dir() {
-            return Err(anyhow!(
-                "cannot write --onnx {}: {}",
-                path.display(),
-                if path.is_dir() {
-                    "it is a folder".to_string()
-                } else {
-                    format!("{} is not a folder", parent.display())
-                }
-            ));
+        let inside_out = args
+            .out
+            .as_deref()
+            .and_then(resolve)
+            .zip(resolve(path))
+            .is_some_and(|(out, onnx)| onnx.starts_with(out));
+        let why = if path.is_dir() || path.as_os_str().to_string_lossy().ends_with('/') {
+            Some("it names a folder".to_string())
+        } else if !parent.is_dir() {
+            Some(format!("{} is not a folder", parent.display()))
+        } else if inside_out {
+            Some("it is inside the --out folder, which the bundle replaces".to_string())
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            return Err(anyhow!("cannot write --onnx {}: {why}", path.display()));
         }
     }
     let generation = meta.generation;
@@ -119,11 +127,22 @@ fn export_bundle<G: Encode>(
     net: &model::Net,
     mut meta: model::BundleMeta,
 ) -> Result<()> {
+    let names = Names::new(out, &meta)?;
+    // A re-export from a source without records or promotion (a training
+    // checkpoint with the weights shipped at --out) keeps --out's.
+    if names.reexport && meta.strength.get("matches").is_none() {
+        let shipped = std::fs::read(out.join(model::bundle::META_FILE))
+            .ok()
+            .and_then(|text| serde_json::from_slice::<serde_json::Value>(&text).ok());
+        if let Some(strength) = shipped.filter(|m| m["strength"]["matches"].is_array()) {
+            eprintln!("note: keeping the records of the bundle at --out (the same weights)");
+            meta.strength = strength["strength"].clone();
+        }
+    }
     let mut results = match meta.strength.get("matches") {
         Some(serde_json::Value::Array(records)) => records.clone(),
         _ => Vec::new(),
     };
-    let names = Names::new(out, &meta)?;
     for path in &args.strength {
         let flag = || format!("--strength {}", path.display());
         let mut record = read_json(path).with_context(flag)?;
@@ -136,20 +155,37 @@ fn export_bundle<G: Encode>(
                 flag()
             ));
         }
-        if a.is_other {
+        if a.is_other || !a.is_bundle {
             return Err(anyhow!(
-                "{}: player A of the match ({}) has other weights than the bundle exported; \
-                 a bundle records its own matches",
+                "{}: player A of the match ({}) is not the bundle exported; a bundle records \
+                 its own matches",
                 flag(),
                 a.spec
             ));
         }
         for (key, player) in [("a", a), ("b", b)] {
+            // Stated weights are kept in lower case, as model.json has them.
+            if let Some(weights) = record[format!("weights_{key}")].as_str() {
+                record[format!("weights_{key}")] = weights.to_ascii_lowercase().into();
+            }
             if let Some(name) = player.name {
                 record[key] = name.into();
             }
         }
-        if results.contains(&record) {
+        // The same match under other names (an earlier --out) is the same
+        // record where it states both players' weights (two bundles).
+        let unnamed = |r: &serde_json::Value| {
+            let mut r = r.clone();
+            if let Some(map) = r.as_object_mut() {
+                let stated = |key: &str| map.get(key).is_some_and(serde_json::Value::is_string);
+                if stated("weights_a") && stated("weights_b") {
+                    map.remove("a");
+                    map.remove("b");
+                }
+            }
+            r
+        };
+        if results.iter().any(|r| unnamed(r) == unnamed(&record)) {
             eprintln!(
                 "note: {}: the bundle has this record already; not added again",
                 flag()
@@ -162,6 +198,12 @@ fn export_bundle<G: Encode>(
         meta.strength = serde_json::json!({ "matches": results });
     }
     let mut lineage = meta.take_lineage();
+    if names.reexport && lineage.promoted_by.is_none() {
+        if let Some(promotion) = bundle_lineage(out).and_then(|l| l.promoted_by) {
+            eprintln!("note: keeping the promotion of the bundle at --out (the same weights)");
+            lineage.promoted_by = Some(promotion);
+        }
+    }
     if let Some(path) = &args.promoted_by {
         let flag = || format!("--promoted-by {}", path.display());
         let record = read_json(path).with_context(flag)?;
@@ -169,12 +211,21 @@ fn export_bundle<G: Encode>(
         let promotion = Promotion::from_match_json(&record, G::VARIANT).with_context(flag)?;
         let (a, b) = names.players(&record).with_context(flag)?;
         let replaced = check_promotion(&a, &b, &names, out).with_context(flag)?;
-        lineage.promoted_by = Some(Promotion {
+        let promotion = Promotion {
             replaced,
             a: a.name.unwrap_or(promotion.a.clone()),
             b: b.name.unwrap_or(promotion.b.clone()),
             ..promotion
-        });
+        };
+        if let Some(earlier) = lineage.promoted_by.as_ref().filter(|e| **e != promotion) {
+            eprintln!(
+                "note: {}: replaces the promotion the bundle had ({} against {})",
+                flag(),
+                earlier.a,
+                earlier.b
+            );
+        }
+        lineage.promoted_by = Some(promotion);
     }
     meta.lineage = Some(lineage);
     save_bundle(out, net, &meta)?;
@@ -326,7 +377,10 @@ impl Names {
             .cloned()
             .chain(ancestors.unwrap_or_default())
             .collect();
-        let shown: PathBuf = out.components().collect();
+        let shown: PathBuf = out
+            .components()
+            .filter(|c| !matches!(c, std::path::Component::CurDir))
+            .collect();
         let shown = shown.display().to_string();
         if shown.contains(':') {
             eprintln!(
@@ -336,7 +390,7 @@ impl Names {
         }
         Ok(Names {
             out: (!shown.is_empty() && !shown.contains(':')).then_some(shown),
-            out_real: out.canonicalize().ok(),
+            out_real: resolve(out),
             sha256,
             replaced,
             reexport,
@@ -377,9 +431,16 @@ impl Names {
             return Ok(player);
         };
         player.is_bundle = true;
-        let at_out = self.out_real.is_some() && path.canonicalize().ok() == self.out_real;
+        let at_out = self.out_real.is_some() && resolve(&path) == self.out_real;
         player.weights = match stated {
             Some(weights) => Some(weights),
+            None if at_out && self.reexport && key == "b" => {
+                return Err(anyhow!(
+                    "player B ({spec}) played from the --out folder, which holds this bundle \
+                     now, and the record does not say its weights (a record of an older \
+                     lokizero): its name would read as this bundle"
+                ));
+            }
             None if at_out && self.reexport => None,
             None => {
                 let found = bundle_identity(&path).map(|a| a.weights_sha256);
@@ -444,6 +505,25 @@ fn played_weights(record: &serde_json::Value, key: &str) -> Result<Option<String
             "`{field}` is {other}, not the sha256 of a bundle's weights (64 hex digits)"
         )),
     }
+}
+
+/// `path` resolved as far as it exists (links and `..` of the part that
+/// exists; the rest appended as written, without `.`), so that two
+/// spellings of a folder that does not exist yet compare equal.
+fn resolve(path: &Path) -> Option<PathBuf> {
+    if let Ok(real) = path.canonicalize() {
+        return Some(real);
+    }
+    let path: PathBuf = path
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect();
+    let name = path.file_name()?;
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    Some(resolve(parent)?.join(name))
 }
 
 /// The lineage in a bundle folder's `model.json`, if it has one.
