@@ -127,14 +127,11 @@ fn export_bundle<G: Encode>(
     net: &model::Net,
     mut meta: model::BundleMeta,
 ) -> Result<()> {
-    let names = Names::new(out, &meta)?;
+    let names = Names::new(out, &meta);
     // A re-export from a source without records or promotion (a training
     // checkpoint with the weights shipped at --out) keeps --out's.
     if names.reexport && meta.strength.get("matches").is_none() {
-        let shipped = std::fs::read(out.join(model::bundle::META_FILE))
-            .ok()
-            .and_then(|text| serde_json::from_slice::<serde_json::Value>(&text).ok());
-        if let Some(strength) = shipped.filter(|m| m["strength"]["matches"].is_array()) {
+        if let Some(strength) = bundle_json(out).filter(|m| m["strength"]["matches"].is_array()) {
             eprintln!("note: keeping the records of the bundle at --out (the same weights)");
             meta.strength = strength["strength"].clone();
         }
@@ -358,7 +355,7 @@ struct Player {
 }
 
 impl Names {
-    fn new(out: &Path, meta: &model::BundleMeta) -> Result<Self> {
+    fn new(out: &Path, meta: &model::BundleMeta) -> Self {
         let sha256 = meta.weights_sha256.clone();
         let at_out = bundle_identity(out);
         let reexport = at_out.as_ref().is_some_and(|a| a.weights_sha256 == sha256);
@@ -377,25 +374,21 @@ impl Names {
             .cloned()
             .chain(ancestors.unwrap_or_default())
             .collect();
-        let shown: PathBuf = out
-            .components()
-            .filter(|c| !matches!(c, std::path::Component::CurDir))
-            .collect();
-        let shown = shown.display().to_string();
+        let shown = lexical(out).display().to_string();
         if shown.contains(':') {
             eprintln!(
                 "note: --out {shown} has a ':', which a player spec reads by the folders that \
                  exist; the records keep this bundle's names"
             );
         }
-        Ok(Names {
+        Names {
             out: (!shown.is_empty() && !shown.contains(':')).then_some(shown),
             out_real: resolve(out),
             sha256,
             replaced,
             reexport,
             known,
-        })
+        }
     }
 
     /// Players `a` and `b` of a match record.
@@ -514,10 +507,7 @@ fn resolve(path: &Path) -> Option<PathBuf> {
     if let Ok(real) = path.canonicalize() {
         return Some(real);
     }
-    let path: PathBuf = path
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .collect();
+    let path = lexical(path);
     let name = path.file_name()?;
     let parent = match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
@@ -526,18 +516,29 @@ fn resolve(path: &Path) -> Option<PathBuf> {
     Some(resolve(parent)?.join(name))
 }
 
+/// `path` without `.` components, doubled or trailing `/`: the folder a
+/// reader would write.
+fn lexical(path: &Path) -> PathBuf {
+    path.components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .collect()
+}
+
+/// A bundle folder's `model.json` as JSON, if it has one that parses.
+fn bundle_json(dir: &Path) -> Option<serde_json::Value> {
+    let text = std::fs::read(dir.join(model::bundle::META_FILE)).ok()?;
+    serde_json::from_slice(&text).ok()
+}
+
 /// The lineage in a bundle folder's `model.json`, if it has one.
 fn bundle_lineage(dir: &Path) -> Option<model::lineage::Lineage> {
-    let text = std::fs::read(dir.join(model::bundle::META_FILE)).ok()?;
-    let meta = serde_json::from_slice::<serde_json::Value>(&text).ok()?;
-    serde_json::from_value(meta.get("lineage")?.clone()).ok()
+    serde_json::from_value(bundle_json(dir)?.get("lineage")?.clone()).ok()
 }
 
 /// Generation and weights sha256 from a bundle folder's `model.json`, if
 /// it has one that says both.
 fn bundle_identity(dir: &Path) -> Option<Ancestor> {
-    let text = std::fs::read(dir.join(model::bundle::META_FILE)).ok()?;
-    let meta = serde_json::from_slice::<serde_json::Value>(&text).ok()?;
+    let meta = bundle_json(dir)?;
     Some(Ancestor {
         generation: u32::try_from(meta["generation"].as_u64()?).ok()?,
         weights_sha256: meta["weights_sha256"].as_str()?.to_string(),
