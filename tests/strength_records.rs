@@ -486,11 +486,9 @@ fn export_names_players_by_the_weights_the_match_loaded() {
     let old_generation = meta(&out_dir)["generation"].as_u64().unwrap();
     let scratch = tmp.path().join("scratch");
     exported(&export(Path::new(SHIPPED), &scratch, &[]));
-    let play = |a: &Path, b: &Path, file: &str| {
-        let out = run(&[
-            "match",
-            &format!("bundle:{}:2", a.display()),
-            &format!("bundle:{}:2", b.display()),
+    // Two games of shakti at 2 simulations a move.
+    let quick_match = |a: &str, b: &str| {
+        let args = [
             "--variant",
             "shakti",
             "--games",
@@ -498,8 +496,15 @@ fn export_names_players_by_the_weights_the_match_loaded() {
             "--concurrency",
             "1",
             "--json",
-        ]);
-        let mut record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        ];
+        run(&[&["match", a, b][..], &args].concat()).stdout
+    };
+    let play = |a: &Path, b: &Path, file: &str| {
+        let out = quick_match(
+            &format!("bundle:{}:2", a.display()),
+            &format!("bundle:{}:2", b.display()),
+        );
+        let mut record: serde_json::Value = serde_json::from_slice(&out).unwrap();
         // Promotion-shaped: the tests here make the SPRT's verdict up.
         record["sprt"] =
             serde_json::json!({"decision": "h1", "llr": 3.0, "lower": -2.94, "upper": 2.94});
@@ -572,19 +577,7 @@ fn export_names_players_by_the_weights_the_match_loaded() {
     std::fs::write(&old_record_file, old_record.to_string()).unwrap();
     let old_record_file = path(&old_record_file);
     let not_a_bundle = tmp.path().join("uct.json");
-    let out = run(&[
-        "match",
-        "random",
-        "uct:2",
-        "--variant",
-        "shakti",
-        "--games",
-        "2",
-        "--concurrency",
-        "1",
-        "--json",
-    ]);
-    std::fs::write(&not_a_bundle, &out.stdout).unwrap();
+    std::fs::write(&not_a_bundle, quick_match("random", "uct:2")).unwrap();
     let not_a_bundle = path(&not_a_bundle);
     let before = std::fs::read(out_dir.join("model.json")).unwrap();
     for (flag, record, says) in [
