@@ -1,7 +1,9 @@
 //! Matches: `n` games between two players, alternating colours, games in
 //! parallel.
 
-use rayon::prelude::*;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+
 use rules::{Game, Player as Side};
 
 use crate::elo::EloEstimate;
@@ -23,10 +25,19 @@ pub struct MatchGame {
     pub result: GameResult,
 }
 
-/// Play the games with the given indices in parallel, results in index
-/// order: game `i` has A moving first when `i` is even; `make_a`/`make_b`
-/// build a fresh player per game (from the game index, e.g. as a seed);
-/// `opening(i)` gives each game's start (varied openings).
+/// Play the games with the given indices, `settings.concurrency` at a
+/// time, results in index order: game `i` has A moving first when `i` is
+/// even; `make_a`/`make_b` build a fresh player per game (from the game
+/// index, e.g. as a seed); `opening(i)` gives each game's start (varied
+/// openings).
+///
+/// Each game runs on a thread of its own inside a one-thread rayon pool:
+/// a player's parallel work (a network splitting its batch over
+/// [`rayon::current_num_threads`]) stays on its game's thread. In a
+/// shared pool a bundle could take the core of a game beside it while
+/// that game waits for an engine's move, and a thread waiting inside a
+/// parallel call could pick up a whole other game; either would give a
+/// player more than one core, or another game's time, at a time budget.
 pub fn play_games<G, A, B, O>(
     indices: std::ops::Range<usize>,
     settings: &MatchSettings,
@@ -41,34 +52,45 @@ where
     B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
 {
     let (ply_cap, time_control) = (settings.ply_cap, settings.time_control);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(settings.concurrency.max(1))
-        .build();
-    let run = || {
-        indices
-            .clone()
-            .into_par_iter()
-            .map(|i| {
-                let (mut a, mut b) = (make_a(i), make_b(i));
-                let a_first = i % 2 == 0;
-                let start = opening(i);
-                let result = if a_first {
-                    play_game(&start, a.as_mut(), b.as_mut(), ply_cap, time_control)
-                } else {
-                    play_game(&start, b.as_mut(), a.as_mut(), ply_cap, time_control)
-                };
-                MatchGame {
-                    index: i,
-                    a_first,
-                    result,
-                }
-            })
-            .collect::<Vec<_>>()
+    let play = |i: usize| {
+        let (mut a, mut b) = (make_a(i), make_b(i));
+        let a_first = i % 2 == 0;
+        let start = opening(i);
+        let result = if a_first {
+            play_game(&start, a.as_mut(), b.as_mut(), ply_cap, time_control)
+        } else {
+            play_game(&start, b.as_mut(), a.as_mut(), ply_cap, time_control)
+        };
+        MatchGame {
+            index: i,
+            a_first,
+            result,
+        }
     };
-    match pool {
-        Ok(pool) => pool.install(run),
-        Err(_) => run(),
-    }
+    let workers = settings.concurrency.clamp(1, indices.len().max(1));
+    let next = AtomicUsize::new(indices.start);
+    let games = Mutex::new(Vec::with_capacity(indices.len()));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= indices.end {
+                        break;
+                    }
+                    let game = match &pool {
+                        Ok(pool) => pool.install(|| play(i)),
+                        Err(_) => play(i),
+                    };
+                    games.lock().unwrap_or_else(|e| e.into_inner()).push(game);
+                }
+            });
+        }
+    });
+    let mut games = games.into_inner().unwrap_or_else(|e| e.into_inner());
+    games.sort_by_key(|g| g.index);
+    games
 }
 
 /// W/D/L of A over finished games.
@@ -277,6 +299,55 @@ mod tests {
             seed,
             sprt: None,
         }
+    }
+
+    /// A random player that notes the rayon threads open to it and the
+    /// thread it moves on.
+    struct Watched {
+        inner: crate::player::RandomPlayer,
+        seen: std::sync::Arc<Mutex<(usize, std::collections::HashSet<std::thread::ThreadId>)>>,
+    }
+
+    impl Contestant<Losers> for Watched {
+        fn name(&self) -> String {
+            "watched".into()
+        }
+        fn choose(&mut self, game: &Losers) -> Option<<Losers as Game>::Action> {
+            let mut seen = self.seen.lock().unwrap();
+            seen.0 = seen.0.max(rayon::current_num_threads());
+            seen.1.insert(std::thread::current().id());
+            drop(seen);
+            self.inner.choose(game)
+        }
+    }
+
+    #[test]
+    fn each_game_has_one_rayon_thread_at_any_concurrency() {
+        let seen = std::sync::Arc::default();
+        let watched = |i: usize| -> Box<dyn Contestant<Losers>> {
+            Box::new(Watched {
+                inner: crate::player::RandomPlayer::new(i as u64),
+                seen: std::sync::Arc::clone(&seen),
+            })
+        };
+        let four = MatchSettings {
+            concurrency: 4,
+            ..settings(8, 40, 2, 3)
+        };
+        let report = run_match_from(&four, &[], watched, random, |_| {});
+        let (threads, movers) = seen.lock().unwrap().clone();
+        // Each game alone in its pool, the games on several threads.
+        assert_eq!(threads, 1);
+        assert!(movers.len() > 1, "{movers:?}");
+        // And the same games as one at a time.
+        let one = MatchSettings {
+            concurrency: 1,
+            ..four
+        };
+        assert_eq!(
+            run_match_from(&one, &[], random, random, |_| {}).games,
+            report.games
+        );
     }
 
     #[test]

@@ -46,7 +46,9 @@ pub struct MatchOptions {
     /// Maximum games (rounded up to colour-swapped pairs).
     #[arg(long, default_value_t = 100, value_parser = super::plain_int::<usize>)]
     pub games: usize,
-    /// Games played in parallel (at least 1).
+    /// Games played in parallel (at least 1), each on one thread: a
+    /// bundle's search uses its game's thread only. An engine is a
+    /// process of its own; give each game a core at time budgets.
     #[arg(long, default_value_t = 2, value_parser = super::plain_int::<usize>)]
     pub concurrency: usize,
     /// SPRT `elo0,elo1,alpha,beta` with elo0 < elo1 (e.g. 0,10,0.05,0.05):
