@@ -179,8 +179,39 @@ fn export_refuses_a_match_that_does_not_promote() {
         env!("CARGO_MANIFEST_DIR"),
         "/../../models/losers:200"
     );
+    // A record edited: `edit` applied to the shakti h1 record.
+    let edited = |name: &str, edit: &dyn Fn(&mut serde_json::Value)| {
+        let path = tmp.path().join(name);
+        let mut record: serde_json::Value = serde_json::from_str(
+            &std::fs::read_to_string(sprt_record(tmp.path(), "shakti", "h1")).unwrap(),
+        )
+        .unwrap();
+        edit(&mut record);
+        std::fs::write(&path, record.to_string()).unwrap();
+        path.display().to_string()
+    };
+    let short = edited("short.json", &|r| r["sprt"]["llr"] = 1.0.into());
+    // Settings stated (as `match --sprt` writes them) that the results
+    // (+25 =5 -10 in 40 games) do not take to H1 at [0, 400].
+    let unfollowed = edited("unfollowed.json", &|r| {
+        for (key, value) in [
+            ("elo0", 0.0),
+            ("elo1", 400.0),
+            ("alpha", 0.05),
+            ("beta", 0.05),
+        ] {
+            r["sprt"][key] = value.into();
+        }
+    });
+    let sides = edited("sides.json", &|r| {
+        r["as_first"] = serde_json::json!({"wins": 20, "draws": 0, "losses": 0});
+        r["as_second"] = serde_json::json!({"wins": 5, "draws": 5, "losses": 9});
+    });
     let cases = [
         (sprt_record(tmp.path(), "shakti", "h0"), "\"h0\""),
+        (short, "below its upper bound"),
+        (unfollowed, "does not follow from its results"),
+        (sides, "do not add up to +25 =5 -10"),
         (
             sprt_record(tmp.path(), "losers", "h1"),
             "not of this bundle's shakti",
@@ -294,6 +325,136 @@ fn match_json_splits_the_result_by_side() {
     }
     let first = ["wins", "draws", "losses"].map(|k| side("as_first", k));
     assert_eq!(first.iter().sum::<u64>(), 2, "{record}");
+}
+
+/// `lokizero match --sprt ... --json` states the test's settings beside
+/// its state, and an export runs the test again from them: a promotion
+/// whose LLR follows from its results is kept.
+#[test]
+fn match_json_states_its_sprt_and_export_checks_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_ok(&[
+        "match",
+        "greedy",
+        "random",
+        "--variant",
+        "shakti",
+        "--games",
+        "8",
+        "--seed",
+        "3",
+        "--sprt",
+        "0,400,0.2,0.2",
+        "--json",
+    ]);
+    let record: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let sprt = &record["sprt"];
+    let config = arena::SprtConfig {
+        elo0: sprt["elo0"].as_f64().unwrap(),
+        elo1: sprt["elo1"].as_f64().unwrap(),
+        alpha: sprt["alpha"].as_f64().unwrap(),
+        beta: sprt["beta"].as_f64().unwrap(),
+    };
+    assert_eq!((config.elo0, config.elo1, config.alpha), (0.0, 400.0, 0.2));
+    let count = |k: &str| record[k].as_u64().unwrap() as u32;
+    let state = config.state(&arena::WdlCounts {
+        wins: count("wins"),
+        draws: count("draws"),
+        losses: count("losses"),
+    });
+    assert!(
+        (state.llr - sprt["llr"].as_f64().unwrap()).abs() < 1e-9,
+        "{record}"
+    );
+
+    // The shakti promotion record with settings its results take to H1.
+    let mut promotion: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(sprt_record(tmp.path(), "shakti", "h1")).unwrap(),
+    )
+    .unwrap();
+    let wide = arena::SprtConfig::parse("0,100,0.05,0.05").unwrap();
+    let state = wide.state(&arena::WdlCounts {
+        wins: 25,
+        draws: 5,
+        losses: 10,
+    });
+    assert_eq!(state.decision, arena::SprtDecision::H1);
+    promotion["sprt"] = serde_json::json!({
+        "decision": "h1", "llr": state.llr, "lower": state.lower, "upper": state.upper,
+        "elo0": 0.0, "elo1": 100.0, "alpha": 0.05, "beta": 0.05
+    });
+    let file = tmp.path().join("followed.json");
+    std::fs::write(&file, promotion.to_string()).unwrap();
+    let out_dir = tmp.path().join("out");
+    exported(&export(
+        Path::new(SHIPPED),
+        &out_dir,
+        &["--promoted-by", &file.display().to_string()],
+    ));
+    assert_eq!(meta(&out_dir)["lineage"]["promoted_by"]["wins"], 25);
+}
+
+/// Two bundles the export knows by one generation (a grown network keeps
+/// its source's) get names apart, by the first hex digits of their
+/// weights; a player from a folder named like an ancestor whose weights
+/// are no ancestor's is refused.
+#[test]
+fn export_names_ancestors_of_one_generation_apart() {
+    let tmp = tempfile::tempdir().unwrap();
+    let shipped = meta(Path::new(SHIPPED));
+    let this = shipped["weights_sha256"].as_str().unwrap().to_string();
+    let ancestor = &shipped["lineage"]["ancestors"][0];
+    let (generation, ancestor_weights) = (
+        ancestor["generation"].as_u64().unwrap(),
+        ancestor["weights_sha256"].as_str().unwrap(),
+    );
+    // The bundle replaced at --out: the ancestor's generation, other weights.
+    let out_dir = tmp.path().join("out");
+    older_bundle(&out_dir, generation as u32, &"a".repeat(64));
+    let record = |name: &str, b: &str, weights_b: &str| {
+        let record = serde_json::json!({
+            "a": "bundle:scratch:200", "b": b, "variant": "shakti",
+            "games": 2, "wins": 1, "draws": 1, "losses": 0, "seed": 7,
+            "weights_a": this, "weights_b": weights_b
+        });
+        let file = tmp.path().join(name);
+        std::fs::write(&file, record.to_string()).unwrap();
+        file.display().to_string()
+    };
+    let against_replaced = record("replaced.json", "bundle:old:200", &"a".repeat(64));
+    let against_ancestor = record("ancestor.json", "bundle:anc:200", ancestor_weights);
+    exported(&export(
+        Path::new(SHIPPED),
+        &out_dir,
+        &[
+            "--strength",
+            &against_replaced,
+            "--strength",
+            &against_ancestor,
+        ],
+    ));
+    let matches = meta(&out_dir)["strength"]["matches"].clone();
+    let matches = matches.as_array().unwrap();
+    let names: Vec<&str> = matches[matches.len() - 2..]
+        .iter()
+        .map(|m| m["b"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            format!("bundle:G{generation}-aaaaaaaa:200"),
+            format!("bundle:G{generation}-{}:200", &ancestor_weights[..8]),
+        ]
+    );
+
+    // A scratch folder named `G5` with weights of no ancestor.
+    let look_alike = record("look-alike.json", "bundle:G5:200", &"c".repeat(64));
+    let before = std::fs::read(out_dir.join("model.json")).unwrap();
+    let out = export(Path::new(SHIPPED), &out_dir, &["--strength", &look_alike]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("named like an ancestor (G5)"), "{err}");
+    assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
 }
 
 /// Match records name their bundle players as the match found them (a

@@ -97,6 +97,14 @@ pub enum PromotionError {
     /// The SPRT did not accept H1: the bundle did not prove stronger.
     #[error("the match's SPRT decided {0:?}, not \"h1\": it does not promote the bundle")]
     NotAccepted(String),
+    /// The SPRT says H1 but its LLR lies below its own upper bound.
+    #[error("the match's SPRT says \"h1\" with LLR {llr:.3}, below its upper bound {upper:.3}")]
+    BelowBound {
+        /// The record's log-likelihood ratio.
+        llr: f64,
+        /// The record's upper bound `ln((1-beta)/alpha)`.
+        upper: f64,
+    },
 }
 
 impl Promotion {
@@ -106,7 +114,9 @@ impl Promotion {
     /// # Errors
     /// [`PromotionError::Missing`] naming an absent field;
     /// [`PromotionError::WrongVariant`] for a match of another variant;
-    /// [`PromotionError::NotAccepted`] when the SPRT did not accept H1.
+    /// [`PromotionError::NotAccepted`] when the SPRT did not accept H1;
+    /// [`PromotionError::BelowBound`] when its LLR does not reach its
+    /// upper bound (which must be positive).
     pub fn from_match_json(
         record: &serde_json::Value,
         variant: VariantId,
@@ -152,6 +162,11 @@ impl Promotion {
         if decision != "h1" {
             return Err(PromotionError::NotAccepted(decision.to_string()));
         }
+        let llr = number(&["sprt", "llr"], "sprt.llr")?;
+        let upper = number(&["sprt", "upper"], "sprt.upper")?;
+        if !(llr >= upper && upper > 0.0) {
+            return Err(PromotionError::BelowBound { llr, upper });
+        }
         Ok(Promotion {
             a: text("a")?,
             b: text("b")?,
@@ -163,7 +178,7 @@ impl Promotion {
             elo_lower: bound(&["elo", "lower"]),
             elo_upper: bound(&["elo", "upper"]),
             sprt_decision: decision.to_string(),
-            llr: number(&["sprt", "llr"], "sprt.llr")?,
+            llr,
             seed: record.get("seed").and_then(serde_json::Value::as_u64),
             replaced: None,
         })
@@ -197,7 +212,7 @@ mod tests {
             "a": "bundle:new:200", "b": "bundle:models/hnefatafl:200",
             "games": 160, "wins": 78, "draws": 32, "losses": 50,
             "elo": {"elo": 61.4, "lower": 13.6, "upper": 111.7},
-            "sprt": {"decision": decision, "llr": 3.08},
+            "sprt": {"decision": decision, "llr": 3.08, "upper": 2.94},
             "seed": 2302, "variant": "hnefatafl"
         })
     }
@@ -227,6 +242,18 @@ mod tests {
                 .unwrap_err();
             assert!(err.to_string().contains(decision), "{err}");
         }
+    }
+
+    #[test]
+    fn an_h1_short_of_its_bound_does_not_promote() {
+        let mut record = sprt_match("h1");
+        record["sprt"]["llr"] = 1.5.into();
+        let err = Promotion::from_match_json(&record, VariantId::Hnefatafl).unwrap_err();
+        assert!(matches!(err, PromotionError::BelowBound { .. }), "{err}");
+        record["sprt"]["llr"] = 3.08.into();
+        record["sprt"]["upper"] = 0.0.into();
+        let err = Promotion::from_match_json(&record, VariantId::Hnefatafl).unwrap_err();
+        assert!(err.to_string().contains("upper bound 0.000"), "{err}");
     }
 
     #[test]

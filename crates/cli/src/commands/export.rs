@@ -206,6 +206,7 @@ fn export_bundle<G: Encode>(
         let record = read_json(path).with_context(flag)?;
         check_record(&record, G::VARIANT).with_context(flag)?;
         let promotion = Promotion::from_match_json(&record, G::VARIANT).with_context(flag)?;
+        check_sprt(&record).with_context(flag)?;
         let (a, b) = names.players(&record).with_context(flag)?;
         let replaced = check_promotion(&a, &b, &names, out).with_context(flag)?;
         let promotion = Promotion {
@@ -391,6 +392,21 @@ impl Names {
         }
     }
 
+    /// The name of a bundle of [`Names::known`]: `G<generation>`, with
+    /// the first 8 hex digits of its weights (`G220-4d3da1ec`) where
+    /// another known bundle has the same generation (a grown network keeps
+    /// its source's).
+    fn ancestor_name(&self, bundle: &Ancestor) -> String {
+        let shared = self.known.iter().any(|k| {
+            k.generation == bundle.generation && k.weights_sha256 != bundle.weights_sha256
+        });
+        if shared {
+            format!("G{}-{}", bundle.generation, &bundle.weights_sha256[..8])
+        } else {
+            format!("G{}", bundle.generation)
+        }
+    }
+
     /// Players `a` and `b` of a match record.
     ///
     /// # Errors
@@ -455,7 +471,7 @@ impl Names {
         let name = if player.is_this {
             self.out.clone()
         } else if let Some(known) = self.known.iter().find(|k| k.weights_sha256 == *weights) {
-            Some(format!("G{}", known.generation))
+            Some(self.ancestor_name(known))
         } else if at_out {
             return Err(anyhow!(
                 "player {} ({spec}) played from the --out folder with weights {}..., neither \
@@ -468,6 +484,15 @@ impl Names {
             None
         };
         let folder = path.display().to_string();
+        if name.is_none() && looks_like_ancestor(&folder) {
+            return Err(anyhow!(
+                "player {} ({spec}) played from a folder named like an ancestor ({folder}) \
+                 with weights {}..., which are no ancestor's: readers would take it for one \
+                 (play the match from a folder with another name)",
+                key.to_uppercase(),
+                &weights[..16]
+            ));
+        }
         let rest = spec
             .strip_prefix("bundle:")
             .and_then(|s| s.strip_prefix(folder.as_str()));
@@ -498,6 +523,18 @@ fn played_weights(record: &serde_json::Value, key: &str) -> Result<Option<String
             "`{field}` is {other}, not the sha256 of a bundle's weights (64 hex digits)"
         )),
     }
+}
+
+/// Whether a bundle player's folder reads as a name [`Names`] gives an
+/// ancestor (`G5`, `G220-4d3da1ec`).
+fn looks_like_ancestor(folder: &str) -> bool {
+    let Some(rest) = folder.strip_prefix('G') else {
+        return false;
+    };
+    let (generation, suffix) = rest.split_once('-').unwrap_or((rest, ""));
+    !generation.is_empty()
+        && generation.bytes().all(|b| b.is_ascii_digit())
+        && suffix.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
 /// `path` resolved as far as it exists (links and `..` of the part that
@@ -571,6 +608,37 @@ fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result
             "not a match record: {wins} wins, {draws} draws and {losses} losses in {games} games"
         ));
     }
+    // The record's split by side (`as_first`, `as_second`), where it has
+    // one, adds up to its totals.
+    if object.contains_key("as_first") || object.contains_key("as_second") {
+        let side = |key: &str| -> Result<[u64; 3]> {
+            let counts = object
+                .get(key)
+                .and_then(serde_json::Value::as_object)
+                .ok_or_else(|| anyhow!("not a match record: no `{key}` beside the other side"))?;
+            let count = |field: &str| {
+                counts
+                    .get(field)
+                    .and_then(serde_json::Value::as_u64)
+                    .ok_or_else(|| anyhow!("not a match record: no whole number `{key}.{field}`"))
+            };
+            Ok([count("wins")?, count("draws")?, count("losses")?])
+        };
+        let (first, second) = (side("as_first")?, side("as_second")?);
+        let totals = [wins, draws, losses];
+        if (0..3).any(|k| first[k].checked_add(second[k]) != Some(totals[k])) {
+            return Err(anyhow!(
+                "not a match record: the sides (+{} ={} -{} moving first, +{} ={} -{} moving \
+                 second) do not add up to +{wins} ={draws} -{losses}",
+                first[0],
+                first[1],
+                first[2],
+                second[0],
+                second[1],
+                second[2]
+            ));
+        }
+    }
     for key in ["a", "b"] {
         if !object.get(key).is_some_and(serde_json::Value::is_string) {
             return Err(anyhow!("not a match record: no player `{key}`"));
@@ -583,6 +651,59 @@ fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result
         )),
         None => Err(anyhow!("not a match record: no `variant`")),
     }
+}
+
+/// Where a promotion record states its SPRT's settings (`sprt.elo0`,
+/// `elo1`, `alpha`, `beta`, as `lokizero match --json` writes them), the
+/// test run again on its W/D/L must accept H1 with the LLR the record
+/// says. (An older record without them is checked by
+/// [`Promotion::from_match_json`] alone: its LLR at its upper bound.)
+fn check_sprt(record: &serde_json::Value) -> Result<()> {
+    let sprt = &record["sprt"];
+    let setting = |key: &str| sprt.get(key).and_then(serde_json::Value::as_f64);
+    let (Some(elo0), Some(elo1), Some(alpha), Some(beta)) = (
+        setting("elo0"),
+        setting("elo1"),
+        setting("alpha"),
+        setting("beta"),
+    ) else {
+        return Ok(());
+    };
+    let config = arena::SprtConfig {
+        elo0,
+        elo1,
+        alpha,
+        beta,
+    };
+    config
+        .validate()
+        .map_err(|e| anyhow!("the record's SPRT settings: {e}"))?;
+    let count = |key: &str| {
+        record[key]
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .ok_or_else(|| anyhow!("not a match record: no whole number `{key}`"))
+    };
+    let wdl = arena::WdlCounts {
+        wins: count("wins")?,
+        draws: count("draws")?,
+        losses: count("losses")?,
+    };
+    let state = config.state(&wdl);
+    let stated = setting("llr").unwrap_or(f64::NAN);
+    if state.decision != arena::SprtDecision::H1 || (state.llr - stated).abs() > 1e-6 {
+        return Err(anyhow!(
+            "the record's SPRT [{elo0}, {elo1}] does not follow from its results: \
+             +{} ={} -{} give LLR {:.3} (bounds {:.3}, {:.3}), the record says {stated:.3}",
+            wdl.wins,
+            wdl.draws,
+            wdl.losses,
+            state.llr,
+            state.lower,
+            state.upper
+        ));
+    }
+    Ok(())
 }
 
 /// One JSON document (a `--json` record of `lokizero match` or `play`).

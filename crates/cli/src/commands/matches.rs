@@ -350,13 +350,26 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
     // Tafl and loki sides differ: the total can hide a side that loses.
     let (as_first, as_second) = arena::matches::tally_by_side(&report.games);
     if args.json {
+        // The SPRT's state with its settings, so a reader can run it again.
+        let sprt_record = match (sprt, report.sprt) {
+            (Some(config), Some(state)) => {
+                let mut record = serde_json::json!(state);
+                if let (Some(map), serde_json::Value::Object(settings)) =
+                    (record.as_object_mut(), serde_json::json!(config))
+                {
+                    map.extend(settings);
+                }
+                record
+            }
+            _ => serde_json::Value::Null,
+        };
         let mut summary = identity;
         if let (Some(map), serde_json::Value::Object(results)) = (
             summary.as_object_mut(),
             serde_json::json!({
                 "as_first": as_first, "as_second": as_second,
                 "games": report.wdl.games(), "wins": report.wdl.wins, "draws": report.wdl.draws,
-                "losses": report.wdl.losses, "elo": report.elo, "sprt": report.sprt,
+                "losses": report.wdl.losses, "elo": report.elo, "sprt": sprt_record,
                 "stopped_early": report.stopped_early, "forfeits": failures,
                 "precision_a": pa.precision().map(|p| p.to_string()),
                 "precision_b": pb.precision().map(|p| p.to_string()),
