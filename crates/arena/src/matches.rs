@@ -54,7 +54,7 @@ where
     let (ply_cap, time_control) = (settings.ply_cap, settings.time_control);
     let play = |i: usize| {
         let (mut a, mut b) = (make_a(i), make_b(i));
-        let a_first = i % 2 == 0;
+        let a_first = i.is_multiple_of(2);
         let start = opening(i);
         let result = if a_first {
             play_game(&start, a.as_mut(), b.as_mut(), ply_cap, time_control)

@@ -152,7 +152,7 @@ fn export_bundle<G: Encode>(
                 flag()
             ));
         }
-        if a.is_other || !a.is_bundle {
+        if a.is_other() || !a.is_bundle {
             return Err(anyhow!(
                 "{}: player A of the match ({}) is not the bundle exported; a bundle records \
                  its own matches",
@@ -278,7 +278,7 @@ fn check_promotion(a: &Player, b: &Player, names: &Names, out: &Path) -> Result<
             b.spec
         ));
     }
-    if a.is_other {
+    if a.is_other() {
         return Err(anyhow!(
             "player A of the match ({}) has other weights than the bundle exported",
             a.spec
@@ -349,10 +349,15 @@ struct Player {
     weights: Option<String>,
     /// Its weights are the exported ones.
     is_this: bool,
-    /// Its weights are known and not the exported ones.
-    is_other: bool,
     /// Its name for readers; `None`: the name stays.
     name: Option<String>,
+}
+
+impl Player {
+    /// Its weights are known and not the exported ones.
+    fn is_other(&self) -> bool {
+        self.weights.is_some() && !self.is_this
+    }
 }
 
 impl Names {
@@ -433,7 +438,6 @@ impl Names {
             is_bundle: false,
             weights: None,
             is_this: false,
-            is_other: false,
             name: None,
         };
         let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(&spec) else {
@@ -467,7 +471,6 @@ impl Names {
             return Ok(player);
         };
         player.is_this = *weights == self.sha256;
-        player.is_other = !player.is_this;
         let name = if player.is_this {
             self.out.clone()
         } else if let Some(known) = self.known.iter().find(|k| k.weights_sha256 == *weights) {
