@@ -203,15 +203,25 @@ fn export_refuses_a_match_that_does_not_promote() {
             r["sprt"][key] = value.into();
         }
     });
+    let partial = edited("partial.json", &|r| {
+        r["sprt"]["elo0"] = "0".into();
+        r["sprt"]["elo1"] = 400.0.into();
+    });
+    let one_sided = edited("one-sided.json", &|r| {
+        r["as_first"] = serde_json::json!({"wins": 25, "draws": 5, "losses": 10});
+        r["as_second"] = serde_json::json!({"wins": 0, "draws": 0, "losses": 0});
+    });
     let sides = edited("sides.json", &|r| {
         r["as_first"] = serde_json::json!({"wins": 20, "draws": 0, "losses": 0});
         r["as_second"] = serde_json::json!({"wins": 5, "draws": 5, "losses": 9});
     });
     let cases = [
         (sprt_record(tmp.path(), "shakti", "h0"), "\"h0\""),
-        (short, "below its upper bound"),
+        (short, "an LLR at or above it"),
         (unfollowed, "does not follow from its results"),
         (sides, "do not add up to +25 =5 -10"),
+        (partial, "`sprt.elo0` is not a number"),
+        (one_sided, "40 games moving first and 0 moving second"),
         (
             sprt_record(tmp.path(), "losers", "h1"),
             "not of this bundle's shakti",
@@ -447,13 +457,54 @@ fn export_names_ancestors_of_one_generation_apart() {
         ]
     );
 
-    // A scratch folder named `G5` with weights of no ancestor.
-    let look_alike = record("look-alike.json", "bundle:G5:200", &"c".repeat(64));
+    // A scratch folder named `G5` (in any spelling) with weights of no
+    // ancestor, or with weights nobody states (an older record, the
+    // folder not at hand or its model.json without a sha256).
     let before = std::fs::read(out_dir.join("model.json")).unwrap();
-    let out = export(Path::new(SHIPPED), &out_dir, &["--strength", &look_alike]);
+    let refused = |record: &str, why: &str| {
+        let out = export(Path::new(SHIPPED), &out_dir, &["--strength", record]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{err}");
+        assert!(err.contains(why), "{err}");
+        assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
+    };
+    for spec in ["bundle:G5:200", "bundle:./G5/:200"] {
+        refused(
+            &record("look-alike.json", spec, &"c".repeat(64)),
+            "named like an ancestor",
+        );
+    }
+    let stated_by_nobody = |name: &str, b: &str| {
+        let mut record: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(record(name, b, "")).unwrap()).unwrap();
+        record.as_object_mut().unwrap().remove("weights_b");
+        std::fs::write(tmp.path().join(name), record.to_string()).unwrap();
+        tmp.path().join(name).display().to_string()
+    };
+    refused(
+        &stated_by_nobody("unstated.json", "bundle:G3:200"),
+        "neither the record nor the folder says its weights",
+    );
+    // The folder at hand (the export run beside it) with a model.json
+    // whose sha256 is no sha256.
+    std::fs::create_dir(tmp.path().join("G7")).unwrap();
+    std::fs::write(
+        tmp.path().join("G7").join("model.json"),
+        r#"{"variant":"shakti","generation":7,"weights_sha256":"abc"}"#,
+    )
+    .unwrap();
+    let out = Command::new(BIN)
+        .current_dir(tmp.path())
+        .args(["export", "--model", SHIPPED, "--out", "out", "--strength"])
+        .arg(stated_by_nobody("g7.json", "bundle:G7:200"))
+        .output()
+        .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{err}");
-    assert!(err.contains("named like an ancestor (G5)"), "{err}");
+    assert!(
+        err.contains("neither the record nor the folder says its weights"),
+        "{err}"
+    );
     assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
 }
 

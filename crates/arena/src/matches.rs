@@ -212,8 +212,9 @@ where
     A: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
     B: Fn(usize) -> Box<dyn Contestant<G>> + Sync,
 {
-    let total = settings.games.div_ceil(2) * 2;
-    let batch = (settings.concurrency.max(1).div_ceil(2) * 2).max(2);
+    let total = settings.games.div_ceil(2).saturating_mul(2);
+    // Whole pairs, no more games at once than the match has.
+    let batch = settings.concurrency.clamp(2, total.max(2)).div_ceil(2) * 2;
     let plies = settings.opening_plies;
     let seed = settings.seed;
     let standard = [G::start()];

@@ -84,7 +84,7 @@ pub struct Promotion {
 #[derive(Debug, thiserror::Error)]
 pub enum PromotionError {
     /// A field the promotion needs is missing or has the wrong type.
-    #[error("the match record has no {0} (expected `lokizero match --sprt ... --json` output)")]
+    #[error("the match record has no usable {0} (expected `lokizero match --sprt ... --json` output; counts are whole numbers below 2^32)")]
     Missing(&'static str),
     /// The match was played in another variant than the bundle's.
     #[error("the match was played in {found}, the bundle is {expected}")]
@@ -97,8 +97,10 @@ pub enum PromotionError {
     /// The SPRT did not accept H1: the bundle did not prove stronger.
     #[error("the match's SPRT decided {0:?}, not \"h1\": it does not promote the bundle")]
     NotAccepted(String),
-    /// The SPRT says H1 but its LLR lies below its own upper bound.
-    #[error("the match's SPRT says \"h1\" with LLR {llr:.3}, below its upper bound {upper:.3}")]
+    /// The SPRT says H1 but its LLR lies below its own upper bound, or
+    /// that bound is not positive (`ln((1-beta)/alpha) > 0` for any
+    /// `alpha + beta < 1`).
+    #[error("the match's SPRT says \"h1\" with LLR {llr:.6} and upper bound {upper:.6}: an accepted H1 has a positive upper bound and an LLR at or above it")]
     BelowBound {
         /// The record's log-likelihood ratio.
         llr: f64,
@@ -253,7 +255,7 @@ mod tests {
         record["sprt"]["llr"] = 3.08.into();
         record["sprt"]["upper"] = 0.0.into();
         let err = Promotion::from_match_json(&record, VariantId::Hnefatafl).unwrap_err();
-        assert!(err.to_string().contains("upper bound 0.000"), "{err}");
+        assert!(err.to_string().contains("upper bound 0.000000"), "{err}");
     }
 
     #[test]

@@ -467,7 +467,17 @@ impl Names {
                 found
             }
         };
+        let folder = path.display().to_string();
+        let looks_like_ancestor = looks_like_ancestor(&lexical(&path).display().to_string());
         let Some(weights) = &player.weights else {
+            if looks_like_ancestor {
+                return Err(anyhow!(
+                    "player {} ({spec}) played from a folder named like an ancestor, and \
+                     neither the record nor the folder says its weights: readers would take \
+                     it for one (state `weights_{key}`, or play from a folder with another name)",
+                    key.to_uppercase()
+                ));
+            }
             return Ok(player);
         };
         player.is_this = *weights == self.sha256;
@@ -486,8 +496,7 @@ impl Names {
         } else {
             None
         };
-        let folder = path.display().to_string();
-        if name.is_none() && looks_like_ancestor(&folder) {
+        if name.is_none() && looks_like_ancestor {
             return Err(anyhow!(
                 "player {} ({spec}) played from a folder named like an ancestor ({folder}) \
                  with weights {}..., which are no ancestor's: readers would take it for one \
@@ -517,11 +526,7 @@ fn played_weights(record: &serde_json::Value, key: &str) -> Result<Option<String
     let field = format!("weights_{key}");
     match record.get(&field) {
         None | Some(serde_json::Value::Null) => Ok(None),
-        Some(serde_json::Value::String(w))
-            if w.len() == 64 && w.bytes().all(|b| b.is_ascii_hexdigit()) =>
-        {
-            Ok(Some(w.to_ascii_lowercase()))
-        }
+        Some(serde_json::Value::String(w)) if sha256_hex(w).is_some() => Ok(sha256_hex(w)),
         Some(other) => Err(anyhow!(
             "`{field}` is {other}, not the sha256 of a bundle's weights (64 hex digits)"
         )),
@@ -581,8 +586,14 @@ fn bundle_identity(dir: &Path) -> Option<Ancestor> {
     let meta = bundle_json(dir)?;
     Some(Ancestor {
         generation: u32::try_from(meta["generation"].as_u64()?).ok()?,
-        weights_sha256: meta["weights_sha256"].as_str()?.to_string(),
+        weights_sha256: sha256_hex(meta["weights_sha256"].as_str()?)?,
     })
+}
+
+/// `text` as a lower-case sha256 (64 hex digits), if it is one.
+fn sha256_hex(text: &str) -> Option<String> {
+    (text.len() == 64 && text.bytes().all(|b| b.is_ascii_hexdigit()))
+        .then(|| text.to_ascii_lowercase())
 }
 
 /// Check that `record` is a match record (`lokizero match --json` or
@@ -615,10 +626,20 @@ fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result
     // one, adds up to its totals.
     if object.contains_key("as_first") || object.contains_key("as_second") {
         let side = |key: &str| -> Result<[u64; 3]> {
-            let counts = object
-                .get(key)
-                .and_then(serde_json::Value::as_object)
-                .ok_or_else(|| anyhow!("not a match record: no `{key}` beside the other side"))?;
+            let counts = match object.get(key) {
+                Some(serde_json::Value::Object(counts)) => counts,
+                None => {
+                    return Err(anyhow!(
+                        "not a match record: no `{key}` beside the other side"
+                    ))
+                }
+                Some(other) => {
+                    return Err(anyhow!(
+                        "not a match record: `{key}` is {other}, not the wins, draws and losses \
+                         of one side"
+                    ))
+                }
+            };
             let count = |field: &str| {
                 counts
                     .get(field)
@@ -639,6 +660,14 @@ fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result
                 second[0],
                 second[1],
                 second[2]
+            ));
+        }
+        // The colours alternate pair by pair: each side plays half the games.
+        let (first_games, second_games): (u64, u64) = (first.iter().sum(), second.iter().sum());
+        if first_games.abs_diff(second_games) > 1 {
+            return Err(anyhow!(
+                "not a match record: {first_games} games moving first and {second_games} moving \
+                 second (a match alternates the colours)"
             ));
         }
     }
@@ -663,15 +692,21 @@ fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result
 /// [`Promotion::from_match_json`] alone: its LLR at its upper bound.)
 fn check_sprt(record: &serde_json::Value) -> Result<()> {
     let sprt = &record["sprt"];
-    let setting = |key: &str| sprt.get(key).and_then(serde_json::Value::as_f64);
-    let (Some(elo0), Some(elo1), Some(alpha), Some(beta)) = (
-        setting("elo0"),
-        setting("elo1"),
-        setting("alpha"),
-        setting("beta"),
-    ) else {
+    const SETTINGS: [&str; 4] = ["elo0", "elo1", "alpha", "beta"];
+    if !SETTINGS.iter().any(|key| sprt.get(key).is_some()) {
         return Ok(());
+    }
+    let setting = |key: &str| {
+        sprt.get(key)
+            .and_then(serde_json::Value::as_f64)
+            .ok_or_else(|| anyhow!("the record's SPRT settings: `sprt.{key}` is not a number"))
     };
+    let (elo0, elo1, alpha, beta) = (
+        setting("elo0")?,
+        setting("elo1")?,
+        setting("alpha")?,
+        setting("beta")?,
+    );
     let config = arena::SprtConfig {
         elo0,
         elo1,
@@ -693,11 +728,11 @@ fn check_sprt(record: &serde_json::Value) -> Result<()> {
         losses: count("losses")?,
     };
     let state = config.state(&wdl);
-    let stated = setting("llr").unwrap_or(f64::NAN);
+    let stated = setting("llr")?;
     if state.decision != arena::SprtDecision::H1 || (state.llr - stated).abs() > 1e-6 {
         return Err(anyhow!(
             "the record's SPRT [{elo0}, {elo1}] does not follow from its results: \
-             +{} ={} -{} give LLR {:.3} (bounds {:.3}, {:.3}), the record says {stated:.3}",
+             +{} ={} -{} give LLR {:.6} (bounds {:.3}, {:.3}), the record says {stated:.6}",
             wdl.wins,
             wdl.draws,
             wdl.losses,

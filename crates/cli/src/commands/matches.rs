@@ -298,7 +298,7 @@ fn run_for<G: Encode + Heuristic>(a: &str, b: &str, args: &MatchOptions) -> Resu
         None => Vec::new(),
     };
     if let Some(path) = &args.journal {
-        let total = settings.games.div_ceil(2) * 2;
+        let total = settings.games.div_ceil(2).saturating_mul(2);
         check_games(path, &done, total).map_err(|e| anyhow!("--journal {e}"))?;
     }
     if !done.is_empty() {
