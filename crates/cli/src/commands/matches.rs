@@ -52,7 +52,10 @@ pub struct MatchOptions {
     #[arg(long, default_value_t = 2, value_parser = super::plain_int::<usize>)]
     pub concurrency: usize,
     /// SPRT `elo0,elo1,alpha,beta` with elo0 < elo1 (e.g. 0,10,0.05,0.05):
-    /// stop as soon as it decides.
+    /// stop as soon as it decides. It is checked after each batch of
+    /// `--concurrency` games (rounded up to colour pairs), so where it
+    /// stops can depend on the concurrency; at 1 or 2, after every pair.
+    /// A negative elo0 is written `--sprt=-10,10,0.05,0.05`.
     #[arg(long)]
     pub sprt: Option<String>,
     /// Random plies from the start before the players take over (the two
