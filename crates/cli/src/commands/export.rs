@@ -206,7 +206,12 @@ fn export_bundle<G: Encode>(
         let record = read_json(path).with_context(flag)?;
         check_record(&record, G::VARIANT).with_context(flag)?;
         let promotion = Promotion::from_match_json(&record, G::VARIANT).with_context(flag)?;
-        check_sprt(&record).with_context(flag)?;
+        let wdl = arena::WdlCounts {
+            wins: promotion.wins,
+            draws: promotion.draws,
+            losses: promotion.losses,
+        };
+        check_sprt(&record, wdl).with_context(flag)?;
         let (a, b) = names.players(&record).with_context(flag)?;
         let replaced = check_promotion(&a, &b, &names, out).with_context(flag)?;
         let promotion = Promotion {
@@ -687,10 +692,10 @@ fn check_record(record: &serde_json::Value, variant: rules::VariantId) -> Result
 
 /// Where a promotion record states its SPRT's settings (`sprt.elo0`,
 /// `elo1`, `alpha`, `beta`, as `lokizero match --json` writes them), the
-/// test run again on its W/D/L must accept H1 with the LLR the record
+/// test run again on its W/D/L (`wdl`) must accept H1 with the LLR the record
 /// says. (An older record without them is checked by
 /// [`Promotion::from_match_json`] alone: its LLR at its upper bound.)
-fn check_sprt(record: &serde_json::Value) -> Result<()> {
+fn check_sprt(record: &serde_json::Value, wdl: arena::WdlCounts) -> Result<()> {
     let sprt = &record["sprt"];
     const SETTINGS: [&str; 4] = ["elo0", "elo1", "alpha", "beta"];
     if !SETTINGS.iter().any(|key| sprt.get(key).is_some()) {
@@ -716,17 +721,6 @@ fn check_sprt(record: &serde_json::Value) -> Result<()> {
     config
         .validate()
         .map_err(|e| anyhow!("the record's SPRT settings: {e}"))?;
-    let count = |key: &str| {
-        record[key]
-            .as_u64()
-            .and_then(|n| u32::try_from(n).ok())
-            .ok_or_else(|| anyhow!("not a match record: no whole number `{key}`"))
-    };
-    let wdl = arena::WdlCounts {
-        wins: count("wins")?,
-        draws: count("draws")?,
-        losses: count("losses")?,
-    };
     let state = config.state(&wdl);
     let stated = setting("llr")?;
     if state.decision != arena::SprtDecision::H1 || (state.llr - stated).abs() > 1e-6 {
