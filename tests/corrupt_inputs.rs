@@ -495,7 +495,11 @@ fn bad_bench_and_play_arguments_are_refused() {
     permissions.set_readonly(true);
     std::fs::set_permissions(&read_only, permissions).unwrap();
     let read_only_str = read_only.to_str().unwrap();
-    let cases: [(&[&str], &str); 20] = [
+    let cases: [(&[&str], &str); 21] = [
+        (
+            &["match", "random", "random", "--games", "1000001"],
+            "--games must be 1 to 1000000",
+        ),
         (
             &["bench", "--variant", "shakti", "--config", losers_config],
             "config for variant losers, not shakti",

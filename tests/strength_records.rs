@@ -48,11 +48,14 @@ fn meta(bundle: &Path) -> serde_json::Value {
 
 /// A `lokizero match --sprt ... --json` record with the given decision.
 fn sprt_record(dir: &Path, variant: &str, decision: &str) -> String {
+    // The bounds of alpha = beta = 0.05.
+    let bound = (0.95f64 / 0.05).ln();
     let record = serde_json::json!({
         "a": "bundle:new:200", "b": "bundle:models/shakti:200", "variant": variant,
         "games": 40, "wins": 25, "draws": 5, "losses": 10, "seed": 9,
         "elo": {"elo": 134.0, "lower": 30.0, "upper": 250.0},
-        "sprt": {"decision": decision, "llr": 3.0, "lower": -2.94, "upper": 2.94}
+        "sprt": {"decision": decision, "llr": 3.0, "lower": -bound, "upper": bound},
+        "weights_b": "b".repeat(64)
     });
     let path = dir.join(format!("{variant}-{decision}.json"));
     std::fs::write(&path, record.to_string()).unwrap();
@@ -115,6 +118,42 @@ fn export_adds_match_records_after_the_bundles_own() {
     assert_eq!(after.len(), before.len() + 1);
     assert_eq!(after[..before.len()], before[..]);
     assert_eq!(after[before.len()], record);
+    // Re-exported from the source, whose records lack the new one: --out
+    // keeps it.
+    exported(&export(shipped, &out_dir, &[]));
+    assert_eq!(
+        meta(&out_dir)["strength"]["matches"].as_array().unwrap(),
+        &after
+    );
+    // An --out named as records name an ancestor is refused, and so is a
+    // record's player from an --out whose model.json says no usable sha256.
+    let in_tmp = |out: &str, extra: &[&str]| {
+        Command::new(BIN)
+            .current_dir(tmp.path())
+            .args(["export", "--model", SHIPPED, "--out", out])
+            .args(extra)
+            .output()
+            .unwrap()
+    };
+    let out = in_tmp("./G8/", &[]);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--out G8 is named as the records name"));
+    assert!(!tmp.path().join("G8").exists());
+    let mut broken = meta(&out_dir);
+    broken["weights_sha256"] = "abc".into();
+    std::fs::write(out_dir.join("model.json"), broken.to_string()).unwrap();
+    let at_out = tmp.path().join("at-out.json");
+    let mut against_out = record.clone();
+    against_out["a"] = "bundle:out:20".into();
+    std::fs::write(&at_out, against_out.to_string()).unwrap();
+    let out = in_tmp("out", &["--strength", at_out.to_str().unwrap()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("says no usable sha256") || err.contains("does not say a generation"),
+        "{err}"
+    );
+    assert_eq!(meta(&out_dir), broken, "nothing replaced");
     // A missing record file is an error naming it; nothing is written.
     let missing = tmp.path().join("out2");
     let out = export(shipped, &missing, &["--strength", "/no/such/match.json"]);
@@ -215,8 +254,29 @@ fn export_refuses_a_match_that_does_not_promote() {
         r["as_first"] = serde_json::json!({"wins": 20, "draws": 0, "losses": 0});
         r["as_second"] = serde_json::json!({"wins": 5, "draws": 5, "losses": 9});
     });
+    let unknown_b = edited("unknown-b.json", &|r| {
+        r.as_object_mut().unwrap().remove("weights_b");
+    });
+    let bounds = edited("bounds.json", &|r| {
+        let state = arena::SprtConfig::parse("0,100,0.05,0.05")
+            .unwrap()
+            .state(&arena::WdlCounts {
+                wins: 25,
+                draws: 5,
+                losses: 10,
+            });
+        r["sprt"] = serde_json::json!({
+            "decision": "h1", "llr": state.llr, "lower": 99.0, "upper": 1.0,
+            "elo0": 0.0, "elo1": 100.0, "alpha": 0.05, "beta": 0.05
+        });
+    });
     let cases = [
         (sprt_record(tmp.path(), "shakti", "h0"), "\"h0\""),
+        (
+            unknown_b,
+            "the weights of player B (bundle:models/shakti:200) are unknown",
+        ),
+        (bounds, "are not those of its settings"),
         (short, "an LLR at or above it"),
         (unfollowed, "does not follow from its results"),
         (sides, "do not add up to +25 =5 -10"),
@@ -256,6 +316,8 @@ fn sprt_against(dir: &Path, b: &Path) -> String {
         serde_json::from_str(&std::fs::read_to_string(sprt_record(dir, "shakti", "h1")).unwrap())
             .unwrap();
     record["b"] = serde_json::Value::from(format!("bundle:{}:200", b.display()));
+    // B's weights are those its folder holds.
+    record.as_object_mut().unwrap().remove("weights_b");
     std::fs::write(&path, record.to_string()).unwrap();
     path.display().to_string()
 }

@@ -214,7 +214,11 @@ where
 {
     let total = settings.games.div_ceil(2).saturating_mul(2);
     // Whole pairs, no more games at once than the match has.
-    let batch = settings.concurrency.clamp(2, total.max(2)).div_ceil(2) * 2;
+    let batch = settings
+        .concurrency
+        .clamp(2, total.max(2))
+        .div_ceil(2)
+        .saturating_mul(2);
     let plies = settings.opening_plies;
     let seed = settings.seed;
     let standard = [G::start()];

@@ -30,15 +30,20 @@ pub struct ExportArgs {
     /// JSON files with match results (`lokizero match --json` or `play
     /// --json` output) to record as the bundle's measured strength (with
     /// --out), after the records the source bundle already has (a
-    /// training checkpoint has none), in the order given; a record the
-    /// bundle has already is not added twice. Player A must be this
+    /// training checkpoint has none; on a re-export, where --out holds
+    /// these weights, --out's records first, then the source's it lacks),
+    /// in the order given; a record the bundle has already is not added
+    /// twice. Player A must be this
     /// bundle. A record's bundle players are renamed, known by the weights
     /// the record says they loaded (else by what their folders hold): this
     /// bundle as the --out folder, the bundle it replaces there and its
     /// ancestors as `G<generation>`. Refused: a record without a variant
     /// or both players, of another variant, one whose player A is not this
     /// bundle, one with this bundle as player B, one with a player found at
-    /// --out whose weights are unknown or of no bundle the export knows.
+    /// --out whose weights are unknown or of no bundle the export knows,
+    /// one whose `as_first`/`as_second` do not add up to its totals, one
+    /// with a player from a folder named like an ancestor (`G5`) that is
+    /// not one; and an --out named like one.
     #[arg(long, requires = "out")]
     strength: Vec<PathBuf>,
     /// JSON record of the SPRT match (`lokizero match A B --sprt ...
@@ -46,7 +51,10 @@ pub struct ExportArgs {
     /// on a re-export the one the first export replaced) that promotes
     /// this bundle: recorded as `lineage.promoted_by` in its model.json,
     /// its players renamed as for --strength. Refused unless the SPRT
-    /// accepted H1 and the players' weights are those.
+    /// accepted H1 with an LLR at or above its upper bound, follows from
+    /// the record's W/D/L where the record states its settings (`sprt.elo0`,
+    /// `elo1`, `alpha`, `beta`, as `match --json` writes them), and the
+    /// players' weights are known and those.
     #[arg(long, value_name = "MATCH_JSON", requires = "out")]
     promoted_by: Option<PathBuf>,
     /// Replace an existing bundle at --out even when its model.json names
@@ -127,19 +135,35 @@ fn export_bundle<G: Encode>(
     net: &model::Net,
     mut meta: model::BundleMeta,
 ) -> Result<()> {
-    let names = Names::new(out, &meta);
-    // A re-export from a source without records or promotion (a training
-    // checkpoint with the weights shipped at --out) keeps --out's.
-    if names.reexport && meta.strength.get("matches").is_none() {
-        if let Some(strength) = bundle_json(out).filter(|m| m["strength"]["matches"].is_array()) {
-            eprintln!("note: keeping the records of the bundle at --out (the same weights)");
-            meta.strength = strength["strength"].clone();
-        }
+    let shown = lexical(out).display().to_string();
+    if looks_like_ancestor(&shown) {
+        return Err(anyhow!(
+            "--out {shown} is named as the records name an ancestor bundle (G<generation>): \
+             its records would read as another bundle's; choose another folder name"
+        ));
     }
-    let mut results = match meta.strength.get("matches") {
+    let names = Names::new(out, &meta);
+    let records = |strength: &serde_json::Value| match strength.get("matches") {
         Some(serde_json::Value::Array(records)) => records.clone(),
         _ => Vec::new(),
     };
+    let mut results = records(&meta.strength);
+    // A re-export (--out holds these weights) keeps --out's records, then
+    // adds the source's that --out lacks: nothing measured is lost.
+    if names.reexport {
+        let kept = bundle_json(out)
+            .map(|m| records(&m["strength"]))
+            .unwrap_or_default();
+        if !kept.is_empty() {
+            eprintln!("note: keeping the records of the bundle at --out (the same weights)");
+            let from_source = std::mem::replace(&mut results, kept);
+            for record in from_source {
+                if !results.iter().any(|r| same_match(r, &record)) {
+                    results.push(record);
+                }
+            }
+        }
+    }
     for path in &args.strength {
         let flag = || format!("--strength {}", path.display());
         let mut record = read_json(path).with_context(flag)?;
@@ -169,20 +193,7 @@ fn export_bundle<G: Encode>(
                 record[key] = name.into();
             }
         }
-        // The same match under other names (an earlier --out) is the same
-        // record where it states both players' weights (two bundles).
-        let unnamed = |r: &serde_json::Value| {
-            let mut r = r.clone();
-            if let Some(map) = r.as_object_mut() {
-                let stated = |key: &str| map.get(key).is_some_and(serde_json::Value::is_string);
-                if stated("weights_a") && stated("weights_b") {
-                    map.remove("a");
-                    map.remove("b");
-                }
-            }
-            r
-        };
-        if results.iter().any(|r| unnamed(r) == unnamed(&record)) {
+        if results.iter().any(|r| same_match(r, &record)) {
             eprintln!(
                 "note: {}: the bundle has this record already; not added again",
                 flag()
@@ -303,14 +314,12 @@ fn check_promotion(a: &Player, b: &Player, names: &Names, out: &Path) -> Result<
             old.generation,
             out.display()
         )),
-        (Some(_), None) => {
-            eprintln!(
-                "note: the weights of player B ({}) are unknown (a record without them, its \
-                 folder not at hand); cannot check that it is the bundle replaced",
-                b.spec
-            );
-            Ok(replaced)
-        }
+        (_, None) => Err(anyhow!(
+            "the weights of player B ({}) are unknown (the record does not say them and its \
+             folder is not at hand): a promotion names the bundle it was won against \
+             (`lokizero match --json` states `weights_b`)",
+            b.spec
+        )),
         _ => Ok(replaced),
     }
 }
@@ -460,12 +469,20 @@ impl Names {
                 ));
             }
             None if at_out && self.reexport => None,
+            None if at_out && bundle_identity(&path).is_none() => {
+                return Err(anyhow!(
+                    "player {} ({spec}) played from the --out folder, whose model.json does \
+                     not say a generation and a sha256 of 64 hex digits, and the record does \
+                     not say its weights: its name would read as this bundle",
+                    key.to_uppercase()
+                ));
+            }
             None => {
                 let found = bundle_identity(&path).map(|a| a.weights_sha256);
                 if found.is_none() {
                     eprintln!(
-                        "note: {} is not at hand and the record does not say its weights; \
-                         the player keeps the name {spec}",
+                        "note: {} is not at hand (or its model.json says no usable sha256) and \
+                         the record does not say its weights; the player keeps the name {spec}",
                         path.display()
                     );
                 }
@@ -536,6 +553,24 @@ fn played_weights(record: &serde_json::Value, key: &str) -> Result<Option<String
             "`{field}` is {other}, not the sha256 of a bundle's weights (64 hex digits)"
         )),
     }
+}
+
+/// Whether two match records are one match: equal, or equal but for the
+/// players' names where both state both players' weights (two bundles
+/// under other names, an earlier `--out`).
+fn same_match(a: &serde_json::Value, b: &serde_json::Value) -> bool {
+    let unnamed = |r: &serde_json::Value| {
+        let mut r = r.clone();
+        if let Some(map) = r.as_object_mut() {
+            let stated = |key: &str| map.get(key).is_some_and(serde_json::Value::is_string);
+            if stated("weights_a") && stated("weights_b") {
+                map.remove("a");
+                map.remove("b");
+            }
+        }
+        r
+    };
+    unnamed(a) == unnamed(b)
 }
 
 /// Whether a bundle player's folder reads as a name [`Names`] gives an
@@ -723,6 +758,15 @@ fn check_sprt(record: &serde_json::Value, wdl: arena::WdlCounts) -> Result<()> {
         .map_err(|e| anyhow!("the record's SPRT settings: {e}"))?;
     let state = config.state(&wdl);
     let stated = setting("llr")?;
+    let (lower, upper) = (setting("lower")?, setting("upper")?);
+    if (state.lower - lower).abs() > 1e-6 || (state.upper - upper).abs() > 1e-6 {
+        return Err(anyhow!(
+            "the record's SPRT bounds ({lower}, {upper}) are not those of its settings \
+             ({:.6}, {:.6})",
+            state.lower,
+            state.upper
+        ));
+    }
     if state.decision != arena::SprtDecision::H1 || (state.llr - stated).abs() > 1e-6 {
         return Err(anyhow!(
             "the record's SPRT [{elo0}, {elo1}] does not follow from its results: \

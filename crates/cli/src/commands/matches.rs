@@ -43,7 +43,7 @@ pub struct MatchArgs {
 /// short form).
 #[derive(Args, Debug)]
 pub struct MatchOptions {
-    /// Maximum games (rounded up to colour-swapped pairs).
+    /// Maximum games, 1 to 1000000 (rounded up to colour-swapped pairs).
     #[arg(long, default_value_t = 100, value_parser = super::plain_int::<usize>)]
     pub games: usize,
     /// Games played in parallel (at least 1), each on one thread: a
@@ -169,11 +169,14 @@ pub fn context(
     Ok(ctx)
 }
 
+/// The most games one match plays (a list of their indices is kept).
+const MAX_GAMES: usize = 1_000_000;
+
 /// Run the match.
 pub fn run(match_args: MatchArgs) -> Result<()> {
     let (a, b, args) = (match_args.a, match_args.b, match_args.options);
-    if args.games == 0 {
-        bail!("--games must be at least 1");
+    if args.games == 0 || args.games > MAX_GAMES {
+        bail!("--games must be 1 to {MAX_GAMES}");
     }
     if args.ply_cap == 0 {
         bail!("--ply-cap must be at least 1");
