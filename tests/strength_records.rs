@@ -466,6 +466,104 @@ fn match_json_states_its_sprt_and_export_checks_it() {
     assert_eq!(meta(&out_dir)["lineage"]["promoted_by"]["wins"], 25);
 }
 
+/// One match exported under two folder names is one record: a
+/// re-export from the other folder, or with `--out` spelled otherwise,
+/// adds no copy, and the record names this bundle by the new `--out`.
+#[test]
+fn a_record_moved_between_folders_stays_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let in_tmp = |args: &[&str]| {
+        let out = Command::new(BIN)
+            .current_dir(tmp.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let played = in_tmp(&[
+        "match",
+        &format!("bundle:{SHIPPED}:2"),
+        "random",
+        "--games",
+        "2",
+        "--seed",
+        "4",
+        "--json",
+    ]);
+    std::fs::write(tmp.path().join("rec.json"), played).unwrap();
+    for out in ["x1", "x2"] {
+        in_tmp(&[
+            "export",
+            "--model",
+            SHIPPED,
+            "--out",
+            out,
+            "--strength",
+            "rec.json",
+        ]);
+    }
+    in_tmp(&["export", "--model", "x2", "--out", "x1"]);
+    in_tmp(&[
+        "export",
+        "--model",
+        "x1",
+        "--out",
+        "./x1/",
+        "--strength",
+        "rec.json",
+    ]);
+    let matches = meta(&tmp.path().join("x1"))["strength"]["matches"].clone();
+    let ours: Vec<&str> = matches
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["seed"] == 4)
+        .map(|m| m["a"].as_str().unwrap())
+        .collect();
+    assert_eq!(ours, ["bundle:x1:2"]);
+    // An --out whose last folder reads as an ancestor's name is refused;
+    // so is a promotion into an --out whose model.json says no sha256.
+    let refused = |args: &[&str], why: &str| {
+        let out = Command::new(BIN)
+            .current_dir(tmp.path())
+            .args(args)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success() && err.contains(why),
+            "{args:?}: {err}"
+        );
+    };
+    refused(
+        &["export", "--model", "x1", "--out", "sub/G8"],
+        "named as the records name",
+    );
+    assert!(!tmp.path().join("sub").exists());
+    let mut broken = meta(&tmp.path().join("x2"));
+    broken["weights_sha256"] = "abc".into();
+    std::fs::write(tmp.path().join("x2/model.json"), broken.to_string()).unwrap();
+    let promotion = sprt_record(tmp.path(), "shakti", "h1");
+    refused(
+        &[
+            "export",
+            "--model",
+            "x1",
+            "--out",
+            "x2",
+            "--promoted-by",
+            &promotion,
+        ],
+        "cannot tell which bundle it replaces",
+    );
+    assert_eq!(meta(&tmp.path().join("x2")), broken);
+}
+
 /// Two bundles the export knows by one generation (a grown network keeps
 /// its source's) get names apart, by the first hex digits of their
 /// weights; a player from a folder named like an ancestor whose weights

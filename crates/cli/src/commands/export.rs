@@ -136,10 +136,23 @@ fn export_bundle<G: Encode>(
     mut meta: model::BundleMeta,
 ) -> Result<()> {
     let shown = lexical(out).display().to_string();
-    if looks_like_ancestor(&shown) {
+    let folder = lexical(out)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned());
+    if folder.as_deref().is_some_and(looks_like_ancestor) {
         return Err(anyhow!(
             "--out {shown} is named as the records name an ancestor bundle (G<generation>): \
              its records would read as another bundle's; choose another folder name"
+        ));
+    }
+    // A promotion names the bundle it replaces at --out by its model.json.
+    if args.promoted_by.is_some()
+        && out.join(model::bundle::META_FILE).exists()
+        && bundle_identity(out).is_none()
+    {
+        return Err(anyhow!(
+            "--out {shown} holds a model.json that says no generation and sha256 of 64 hex \
+             digits: --promoted-by cannot tell which bundle it replaces"
         ));
     }
     let names = Names::new(out, &meta);
@@ -163,6 +176,29 @@ fn export_bundle<G: Encode>(
                 }
             }
         }
+    }
+    // Records that state this bundle's weights as player A's name it by
+    // --out, wherever they were exported before.
+    if let Some(out_name) = &names.out {
+        for record in &mut results {
+            let this = record["weights_a"]
+                .as_str()
+                .is_some_and(|w| w.eq_ignore_ascii_case(&names.sha256));
+            if let Some(name) = record["a"]
+                .as_str()
+                .filter(|_| this)
+                .and_then(|a| renamed(a.trim(), out_name))
+            {
+                record["a"] = name.into();
+            }
+        }
+        let mut unique: Vec<serde_json::Value> = Vec::with_capacity(results.len());
+        for record in results.drain(..) {
+            if !unique.iter().any(|r| same_match(r, &record)) {
+                unique.push(record);
+            }
+        }
+        results = unique;
     }
     for path in &args.strength {
         let flag = || format!("--strength {}", path.display());
@@ -527,12 +563,7 @@ impl Names {
                 &weights[..16]
             ));
         }
-        let rest = spec
-            .strip_prefix("bundle:")
-            .and_then(|s| s.strip_prefix(folder.as_str()));
-        player.name = name
-            .zip(rest)
-            .map(|(name, rest)| format!("bundle:{name}{rest}"));
+        player.name = name.and_then(|name| renamed(&spec, &name));
         Ok(player)
     }
 }
@@ -555,17 +586,34 @@ fn played_weights(record: &serde_json::Value, key: &str) -> Result<Option<String
     }
 }
 
-/// Whether two match records are one match: equal, or equal but for the
-/// players' names where both state both players' weights (two bundles
-/// under other names, an earlier `--out`).
+/// A bundle player's `spec` with its folder replaced by `name`
+/// (`bundle:/var/tmp/x:200` as `bundle:G5:200`); `None` for another
+/// player.
+fn renamed(spec: &str, name: &str) -> Option<String> {
+    let Ok(arena::PlayerSpec::Bundle { path, .. }) = arena::PlayerSpec::parse(spec) else {
+        return None;
+    };
+    let folder = path.display().to_string();
+    let rest = spec
+        .strip_prefix("bundle:")?
+        .strip_prefix(folder.as_str())?;
+    Some(format!("bundle:{name}{rest}"))
+}
+
+/// Whether two match records are one match: equal but for the names of
+/// the players whose weights they state (a bundle under another folder
+/// name, an earlier `--out`).
 fn same_match(a: &serde_json::Value, b: &serde_json::Value) -> bool {
     let unnamed = |r: &serde_json::Value| {
         let mut r = r.clone();
         if let Some(map) = r.as_object_mut() {
-            let stated = |key: &str| map.get(key).is_some_and(serde_json::Value::is_string);
-            if stated("weights_a") && stated("weights_b") {
-                map.remove("a");
-                map.remove("b");
+            for key in ["a", "b"] {
+                if map
+                    .get(&format!("weights_{key}"))
+                    .is_some_and(serde_json::Value::is_string)
+                {
+                    map.remove(key);
+                }
             }
         }
         r

@@ -78,8 +78,8 @@ pub struct LadderArgs {
 
 /// Run the ladder and print the table.
 pub fn run(args: LadderArgs) -> Result<()> {
-    if args.games == 0 {
-        bail!("--games must be at least 1");
+    if args.games == 0 || args.games > super::matches::MAX_GAMES {
+        bail!("--games must be 1 to {}", super::matches::MAX_GAMES);
     }
     if args.ply_cap == 0 {
         bail!("--ply-cap must be at least 1");

@@ -169,8 +169,9 @@ pub fn context(
     Ok(ctx)
 }
 
-/// The most games one match plays (a list of their indices is kept).
-const MAX_GAMES: usize = 1_000_000;
+/// The most games one match (or ladder pair) plays: a list of their
+/// indices is kept.
+pub const MAX_GAMES: usize = 1_000_000;
 
 /// Run the match.
 pub fn run(match_args: MatchArgs) -> Result<()> {
