@@ -31,15 +31,39 @@ fn exported(out: &std::process::Output) {
     );
 }
 
+/// Run `lokizero ARGS` in `dir`.
+fn lokizero_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(BIN)
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run lokizero")
+}
+
 /// Run `lokizero ARGS`, which must succeed.
 fn run_ok(args: &[&str]) -> std::process::Output {
-    let out = Command::new(BIN).args(args).output().expect("run lokizero");
+    run_ok_in(Path::new("."), args)
+}
+
+/// Run `lokizero ARGS` in `dir`, which must succeed.
+fn run_ok_in(dir: &Path, args: &[&str]) -> std::process::Output {
+    let out = lokizero_in(dir, args);
     assert!(
         out.status.success(),
         "{args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
     out
+}
+
+/// Run `lokizero ARGS` in `dir`, which must fail saying `why`.
+fn refused_in(dir: &Path, args: &[&str], why: &str) {
+    let out = lokizero_in(dir, args);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains(why),
+        "{args:?}: {err}"
+    );
 }
 
 fn meta(bundle: &Path) -> serde_json::Value {
@@ -127,17 +151,11 @@ fn export_adds_match_records_after_the_bundles_own() {
     );
     // An --out named as records name an ancestor is refused, and so is a
     // record's player from an --out whose model.json says no usable sha256.
-    let in_tmp = |out: &str, extra: &[&str]| {
-        Command::new(BIN)
-            .current_dir(tmp.path())
-            .args(["export", "--model", SHIPPED, "--out", out])
-            .args(extra)
-            .output()
-            .unwrap()
-    };
-    let out = in_tmp("./G8/", &[]);
-    assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("--out G8 is named as the records name"));
+    refused_in(
+        tmp.path(),
+        &["export", "--model", SHIPPED, "--out", "./G8/"],
+        "--out G8 is named as the records name",
+    );
     assert!(!tmp.path().join("G8").exists());
     let mut broken = meta(&out_dir);
     broken["weights_sha256"] = "abc".into();
@@ -146,12 +164,18 @@ fn export_adds_match_records_after_the_bundles_own() {
     let mut against_out = record.clone();
     against_out["a"] = "bundle:out:20".into();
     std::fs::write(&at_out, against_out.to_string()).unwrap();
-    let out = in_tmp("out", &["--strength", at_out.to_str().unwrap()]);
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.contains("says no usable sha256") || err.contains("does not say a generation"),
-        "{err}"
+    refused_in(
+        tmp.path(),
+        &[
+            "export",
+            "--model",
+            SHIPPED,
+            "--out",
+            "out",
+            "--strength",
+            at_out.to_str().unwrap(),
+        ],
+        "does not say a generation",
     );
     assert_eq!(meta(&out_dir), broken, "nothing replaced");
     // A missing record file is an error naming it; nothing is written.
@@ -472,19 +496,7 @@ fn match_json_states_its_sprt_and_export_checks_it() {
 #[test]
 fn a_record_moved_between_folders_stays_one() {
     let tmp = tempfile::tempdir().unwrap();
-    let in_tmp = |args: &[&str]| {
-        let out = Command::new(BIN)
-            .current_dir(tmp.path())
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out.stdout
-    };
+    let in_tmp = |args: &[&str]| run_ok_in(tmp.path(), args).stdout;
     let played = in_tmp(&[
         "match",
         &format!("bundle:{SHIPPED}:2"),
@@ -528,18 +540,7 @@ fn a_record_moved_between_folders_stays_one() {
     assert_eq!(ours, ["bundle:x1:2"]);
     // An --out whose last folder reads as an ancestor's name is refused;
     // so is a promotion into an --out whose model.json says no sha256.
-    let refused = |args: &[&str], why: &str| {
-        let out = Command::new(BIN)
-            .current_dir(tmp.path())
-            .args(args)
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            !out.status.success() && err.contains(why),
-            "{args:?}: {err}"
-        );
-    };
+    let refused = |args: &[&str], why: &str| refused_in(tmp.path(), args, why);
     refused(
         &["export", "--model", "x1", "--out", "sub/G8"],
         "named as the records name",
@@ -653,17 +654,19 @@ fn export_names_ancestors_of_one_generation_apart() {
         r#"{"variant":"shakti","generation":7,"weights_sha256":"abc"}"#,
     )
     .unwrap();
-    let out = Command::new(BIN)
-        .current_dir(tmp.path())
-        .args(["export", "--model", SHIPPED, "--out", "out", "--strength"])
-        .arg(stated_by_nobody("g7.json", "bundle:G7:200"))
-        .output()
-        .unwrap();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{err}");
-    assert!(
-        err.contains("neither the record nor the folder says its weights"),
-        "{err}"
+    let record = stated_by_nobody("g7.json", "bundle:G7:200");
+    refused_in(
+        tmp.path(),
+        &[
+            "export",
+            "--model",
+            SHIPPED,
+            "--out",
+            "out",
+            "--strength",
+            &record,
+        ],
+        "neither the record nor the folder says its weights",
     );
     assert_eq!(std::fs::read(out_dir.join("model.json")).unwrap(), before);
 }

@@ -162,7 +162,7 @@ fn export_bundle<G: Encode>(
     };
     let mut results = records(&meta.strength);
     // A re-export (--out holds these weights) keeps --out's records, then
-    // adds the source's that --out lacks: nothing measured is lost.
+    // the source's (duplicates go below): nothing measured is lost.
     if names.reexport {
         let kept = bundle_json(out)
             .map(|m| records(&m["strength"]))
@@ -170,11 +170,7 @@ fn export_bundle<G: Encode>(
         if !kept.is_empty() {
             eprintln!("note: keeping the records of the bundle at --out (the same weights)");
             let from_source = std::mem::replace(&mut results, kept);
-            for record in from_source {
-                if !results.iter().any(|r| same_match(r, &record)) {
-                    results.push(record);
-                }
-            }
+            results.extend(from_source);
         }
     }
     // Records that state this bundle's weights as player A's name it by
@@ -192,14 +188,15 @@ fn export_bundle<G: Encode>(
                 record["a"] = name.into();
             }
         }
-        let mut unique: Vec<serde_json::Value> = Vec::with_capacity(results.len());
-        for record in results.drain(..) {
-            if !unique.iter().any(|r| same_match(r, &record)) {
-                unique.push(record);
-            }
-        }
-        results = unique;
     }
+    // One match is one record (the first kept).
+    let mut unique: Vec<serde_json::Value> = Vec::with_capacity(results.len());
+    for record in results {
+        if !unique.iter().any(|r| same_match(r, &record)) {
+            unique.push(record);
+        }
+    }
+    let mut results = unique;
     for path in &args.strength {
         let flag = || format!("--strength {}", path.display());
         let mut record = read_json(path).with_context(flag)?;
